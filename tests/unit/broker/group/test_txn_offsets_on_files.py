@@ -8,7 +8,6 @@ loading the partition rebuilds pending and committed offsets from the records an
 from __future__ import annotations
 
 import asyncio
-import struct
 from types import SimpleNamespace
 
 import pytest
@@ -17,6 +16,7 @@ from broker_fakes import AlterPartitionRecorder, make_config, make_state
 from kafkette.broker.group.group_coordinator import GroupCoordinator
 from kafkette.broker.group.group_metadata_manager import GroupMetadataManager
 from kafkette.broker.group.pending_transactional_offsets import TransactionResult
+from kafkette.broker.log.append_origin import AppendOrigin
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.replica_manager import ReplicaManager
@@ -36,12 +36,15 @@ from kafkette.protocol.apis.transactions import (
     TxnOffsetCommitRequestPartition,
     TxnOffsetCommitRequestTopic,
 )
+from kafkette.protocol.control_record import (
+    ControlRecordType,
+    EndTransactionMarker,
+    build_end_txn_marker_batch,
+)
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.record_batch import (
     CONTROL_MASK,
     TRANSACTIONAL_MASK,
-    build_kafka_batch,
-    compute_crc,
     iter_batches,
 )
 from kafkette.protocol.topic_partition import TopicPartition
@@ -68,25 +71,6 @@ class OneTopicMetadataCache:
         return 2 if topic == TOPIC else None
 
 
-def control_batch(producer_id: int, producer_epoch: int, result: TransactionResult, sequence: int) -> bytes:
-    """A transaction marker as the transaction coordinator's WriteTxnMarkers appends it: a control
-    batch (transactional) of one record, key version 0 + type (0 ABORT, 1 COMMIT), value version 0 +
-    coordinator epoch."""
-    batch = bytearray(
-        build_kafka_batch(
-            [(struct.pack(">hh", 0, result.value), struct.pack(">hi", 0, 0), None, 0)],
-            producer_id=producer_id,
-            producer_epoch=producer_epoch,
-            base_sequence=sequence,
-            transactional=True,
-        )
-    )
-    attributes = struct.unpack_from(">h", batch, 21)[0] | CONTROL_MASK
-    struct.pack_into(">h", batch, 21, attributes)
-    struct.pack_into(">I", batch, 17, compute_crc(batch, 0, len(batch)))
-    return bytes(batch)
-
-
 class Broker:
     """One broker's ``__consumer_offsets-0`` leader, its group metadata manager and coordinator."""
 
@@ -111,16 +95,11 @@ class Broker:
     async def write_marker(self, producer_id: int, result: TransactionResult, epoch: int = 0) -> None:
         """Append a marker to ``__consumer_offsets-0`` and tell the coordinator, as the broker does
         once WriteTxnMarkers has written it."""
-        # the log checks the sequence of any batch with a producer id: the marker continues it
-        log = self.rm.get_partition(OFFSETS_TP).leader_log()
-        entry = log.producer_state_manager.entries.get(producer_id)
-        sequence = entry.last_seq + 1 if entry is not None else 0
-        end = log.log_end_offset
+        end = self.rm.get_partition(OFFSETS_TP).leader_log().log_end_offset
+        kind = ControlRecordType.COMMIT if result is TransactionResult.COMMIT else ControlRecordType.ABORT
+        marker = build_end_txn_marker_batch(producer_id, epoch, EndTransactionMarker(kind, 0), 0)
         statuses = await self.rm.append_records(
-            1000,
-            -1,
-            {OFFSETS_TP: control_batch(producer_id, epoch, result, sequence)},
-            internal_topics_allowed=True,
+            1000, -1, {OFFSETS_TP: marker}, internal_topics_allowed=True, origin=AppendOrigin.COORDINATOR
         )
         assert statuses[OFFSETS_TP].base_offset == end  # appended, not taken for a duplicate
         assert statuses[OFFSETS_TP].error == Errors.NONE, statuses[OFFSETS_TP]
