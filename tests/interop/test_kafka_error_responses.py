@@ -464,11 +464,16 @@ REQUESTS: dict[int, Callable[[], list[Any]]] = {
 """Per API, the requests to fail (each encoded at every version the listener offers)."""
 
 
+KAFKA_LISTENER_ERROR_RESPONSES = {key for key in ERROR_RESPONSES if key in KAFKA_APIS}
+"""The APIs whose whole-request error answers are checked: those the Kafka listener offers (WriteTxnMarkers
+and TxnOffsetCommit are answered on the msgpack listener only so far)."""
+
+
 def _cases() -> list[tuple[str, int, int, int, bytes, bytes]]:
     """(label, api key, version, error code, request body, Kafkette's answer body) for every API of
     ``ERROR_RESPONSES``, version offered, request of ``REQUESTS`` and code of ``CODES``."""
     cases = []
-    for key in sorted(ERROR_RESPONSES):
+    for key in sorted(KAFKA_LISTENER_ERROR_RESPONSES):
         api = KAFKA_APIS[key]
         for n, request in enumerate(REQUESTS[key]()):
             for version in range(api.min_version, api.max_version + 1):
@@ -512,7 +517,7 @@ def _kafkas_answers(cases: list[tuple[str, int, int, int, bytes, bytes]], work: 
 
 def test_every_error_answer_is_kafkas_getErrorResponse(tmp_path: Path) -> None:
     cases = _cases()
-    assert {key for _, key, *_ in cases} == set(ERROR_RESPONSES)
+    assert {key for _, key, *_ in cases} == KAFKA_LISTENER_ERROR_RESPONSES
     differences = []
     for (label, _, _, _, body, ours), line in zip(cases, _kafkas_answers(cases, tmp_path), strict=True):
         status, _, theirs = line.partition(" ")
