@@ -23,7 +23,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from typing import Any
 
 from kafkette.broker.broker_features import FINALIZED_FEATURES
 from kafkette.broker.config import KafkaConfig
@@ -120,7 +121,7 @@ class TransactionCoordinatorService:
         await cancel_and_wait(list(self._tasks), 10)
         self._tasks.clear()
 
-    def _spawn(self, coro, name: str) -> None:  # type: ignore[no-untyped-def]
+    def _spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
         if self._stopped:
             coro.close()
             return
@@ -133,12 +134,10 @@ class TransactionCoordinatorService:
         if not task.cancelled() and task.exception() is not None:
             logger.error("Transaction coordinator task %s failed: %r", task.get_name(), task.exception())
 
-    async def _every(self, interval_s: float, work: Callable[[], object]) -> None:
+    async def _every(self, interval_s: float, work: Callable[[], Awaitable[None]]) -> None:
         while True:
             await asyncio.sleep(interval_s)
-            result = work()
-            if asyncio.iscoroutine(result):
-                await result
+            await work()
 
     def on_election(self, partition: int, coordinator_epoch: int) -> None:
         """This broker leads ``__transaction_state-<partition>`` at ``coordinator_epoch``: load it."""
