@@ -402,7 +402,7 @@ APIS: tuple[ApiSpec, ...] = (
         0,
         5,
         3,
-        KAFKETTE_ONLY,
+        BOTH,
         sender_version=3,  # v4+ are brokers' batches (KIP-890)
     ),
     ApiSpec(
@@ -413,10 +413,10 @@ APIS: tuple[ApiSpec, ...] = (
         0,
         4,
         3,
-        KAFKETTE_ONLY,
+        BOTH,
     ),
     ApiSpec(
-        ApiKey.END_TXN, "EndTxn", EndTxnRequest, EndTxnResponse, 0, 5, 3, KAFKETTE_ONLY, sender_version=4
+        ApiKey.END_TXN, "EndTxn", EndTxnRequest, EndTxnResponse, 0, 5, 3, BOTH, sender_version=4
     ),  # v5 is transactions V2 (KIP-890), with transaction.version 2
     ApiSpec(
         ApiKey.TXN_OFFSET_COMMIT,
@@ -426,7 +426,7 @@ APIS: tuple[ApiSpec, ...] = (
         0,
         5,
         3,
-        KAFKETTE_ONLY,
+        BOTH,
     ),
     ApiSpec(
         ApiKey.WRITE_TXN_MARKERS,
@@ -436,7 +436,7 @@ APIS: tuple[ApiSpec, ...] = (
         1,
         2,
         1,
-        KAFKETTE_ONLY,  # the coordinators' channel; the Kafka listener gets it with its translation
+        BOTH,
     ),
     ApiSpec(ApiKey.DESCRIBE_ACLS, "DescribeAcls", DescribeAclsRequest, DescribeAclsResponse, 1, 3, 2, BOTH),
     ApiSpec(ApiKey.CREATE_ACLS, "CreateAcls", CreateAclsRequest, CreateAclsResponse, 1, 3, 2, BOTH),
@@ -602,7 +602,7 @@ APIS: tuple[ApiSpec, ...] = (
         0,
         0,
         0,
-        KAFKETTE_ONLY,
+        BOTH,
     ),
     ApiSpec(
         ApiKey.LIST_TRANSACTIONS,
@@ -612,7 +612,7 @@ APIS: tuple[ApiSpec, ...] = (
         0,
         2,
         0,
-        KAFKETTE_ONLY,
+        BOTH,
     ),
     ApiSpec(
         ApiKey.BROKER_REGISTRATION,

@@ -53,7 +53,7 @@ from kafkette.protocol.kafka_header import (
     response_header_version,
 )
 from kafkette.protocol.kafka_schema import KafkaSchemaError, KafkaStruct
-from kafkette.protocol.kafka_translation import REFUSALS, TRANSLATIONS, UnparseableRequestError
+from kafkette.protocol.kafka_translation import REFUSALS, UnparseableRequestError, translation_of
 from kafkette.protocol.wire_codec import Decoded, RequestDecodeError
 
 logger = logging.getLogger(__name__)
@@ -150,7 +150,7 @@ class KafkaReply:
             KafkaSchemaError: the answer does not fit the version's schema.
         """
         if self.translate:
-            response = TRANSLATIONS[self.api.key].to_kafka(response, self.version, self.request)
+            response = translation_of(self.api.key).to_kafka(response, self.version, self.request)
         flexible = self.api.flexible(self.version)
         head = encode_response_header(self.correlation_id, response_header_version(self.api.key, flexible))
         parts = response.encode(self.version, flexible)
@@ -259,7 +259,7 @@ class KafkaWireCodec:
         if refuse is not None and (refusal := refuse(request, version)) is not None:
             reply.translate = False
             return Decoded(reply, answer=refusal)
-        translation = TRANSLATIONS[api_key]
+        translation = translation_of(api_key)
         try:
             internal = translation.to_internal(request, version)
         except UnparseableRequestError as exc:

@@ -57,8 +57,8 @@ async def handle(
         )
     if request.key_type == COORDINATOR_TYPE_GROUP:
         topic = GROUP_METADATA_TOPIC_NAME
-    elif request.key_type == COORDINATOR_TYPE_TRANSACTION and header.listener_name is None:
-        topic = TRANSACTION_STATE_TOPIC_NAME  # transactions: on the msgpack listener for now
+    elif request.key_type == COORDINATOR_TYPE_TRANSACTION:
+        topic = TRANSACTION_STATE_TOPIC_NAME
     else:
         message = f"coordinator key type {request.key_type} is not supported"
         return FindCoordinatorResponse(

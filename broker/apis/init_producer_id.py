@@ -4,9 +4,7 @@ transactional producer's id and epoch from the transaction coordinator.
 A request giving a producer id without an epoch, or an epoch without an id (KIP-360's bump names
 both or neither), is INVALID_REQUEST before anything else, as Kafka checks it.  A request naming a
 ``transactional_id`` goes to the transaction coordinator (``TransactionCoordinatorService.
-init_producer_id``); on the Kafka listener, whose other transactional APIs (AddPartitionsToTxn,
-EndTxn ...) are not offered yet, it is refused with INVALID_REQUEST, so a Kafka client fails at
-``initTransactions`` rather than in the middle of a transaction.
+init_producer_id``) on either listener.
 
 Kafka concept: ``handleInitProducerIdRequest`` (KIP-98).
 """
@@ -31,8 +29,8 @@ async def handle(
 ) -> InitProducerIdResponse:
     """Allocate a producer id through the ProducerIdManager.
 
-    Errors (in the answer): INVALID_REQUEST (a producer id and epoch not given together, or a
-    transactional id on the Kafka listener), COORDINATOR_NOT_AVAILABLE (no id block could be
+    Errors (in the answer): INVALID_REQUEST (a producer id and epoch not given together),
+    COORDINATOR_NOT_AVAILABLE (no id block could be
     allocated), and the transaction coordinator's (NOT_COORDINATOR, CONCURRENT_TRANSACTIONS,
     PRODUCER_FENCED, INVALID_TRANSACTION_TIMEOUT ...).
     """
@@ -53,8 +51,6 @@ async def _transactional(
     ctx: ApisContext, header: RequestHeader, request: InitProducerIdRequest
 ) -> InitProducerIdResponse:
     coordinator = getattr(ctx, "transaction_coordinator", None)
-    if header.listener_name is not None:
-        return InitProducerIdResponse(error_code=Errors.INVALID_REQUEST, producer_epoch=NO_PRODUCER_EPOCH)
     if coordinator is None:
         return InitProducerIdResponse(
             error_code=Errors.COORDINATOR_NOT_AVAILABLE, producer_epoch=NO_PRODUCER_EPOCH

@@ -42,13 +42,6 @@ def _f(codes: Iterable[int] | None) -> frozenset[int] | None:
 FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
     FuzzDifference(a, w, _f(k), _f(o), r)
     for a, w, k, o, r in (
-        (
-            "InitProducerId",
-            "errorCode",
-            None,
-            {42},
-            "Kafkette has no transactions: an InitProducerId naming a transactional id is INVALID_REQUEST",
-        ),
         *(
             (
                 "Produce",
@@ -60,14 +53,6 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
                 "ProduceRequest.getErrorResponse), Kafkette answers it INVALID_REQUEST for that partition",
             )
             for mutation in ("none", "flip")
-        ),
-        (
-            "FindCoordinator",
-            "errorCode",
-            {0},
-            {42},
-            "Kafkette has no transactions: a FindCoordinator for a transactional id (key type 1) is "
-            "INVALID_REQUEST",
         ),
         (
             "AlterConfigs",
