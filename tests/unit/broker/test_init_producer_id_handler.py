@@ -41,9 +41,8 @@ async def test_both_or_neither_get_a_new_producer_id(producer_id, producer_epoch
     assert await _answer(producer_id=producer_id, producer_epoch=producer_epoch) == (Errors.NONE, 4000, 0)
 
 
-async def test_a_transactional_id_is_invalid_request_on_the_kafka_listener():
-    assert await _answer("KAFKA", transactional_id="txn") == (Errors.INVALID_REQUEST, -1, -1)
-
-
-async def test_a_transactional_id_without_a_transaction_coordinator_is_coordinator_not_available():
-    assert await _answer(transactional_id="txn") == (Errors.COORDINATOR_NOT_AVAILABLE, -1, -1)
+@pytest.mark.parametrize("listener_name", [None, "KAFKA"])
+async def test_a_transactional_id_without_a_transaction_coordinator_is_coordinator_not_available(
+    listener_name,
+):
+    assert await _answer(listener_name, transactional_id="txn") == (Errors.COORDINATOR_NOT_AVAILABLE, -1, -1)

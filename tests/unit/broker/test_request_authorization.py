@@ -168,11 +168,11 @@ async def test_init_producer_id_transactional_needs_write_on_the_transactional_i
         await _init_producer_id(
             authorizer(acl(AclOperation.IDEMPOTENT_WRITE, ResourceType.CLUSTER, CLUSTER_NAME)), "tx-1"
         )
-    # let through: this broker has no transaction coordinator and answers INVALID_REQUEST
+    # let through: this broker has no transaction coordinator and answers COORDINATOR_NOT_AVAILABLE
     allowed = await _init_producer_id(
         authorizer(acl(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, "tx-1")), "tx-1"
     )
-    assert allowed.error_code == Errors.INVALID_REQUEST
+    assert allowed.error_code == Errors.COORDINATOR_NOT_AVAILABLE
 
 
 @pytest.mark.parametrize(

@@ -667,9 +667,7 @@ def test_an_error_answer_encodes_at_every_version_and_kafka_python_reads_its_cod
 # -- refusals ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "api_key", [4, 5, 76, 999, -1]
-)  # LeaderAndIsr, StopReplica, ShareGroupHeartbeat...
+@pytest.mark.parametrize("api_key", [4, 5, 76, 999, -1])  # LeaderAndIsr, StopReplica, ShareGroupHeartbeat...
 def test_an_api_the_listener_lacks_is_refused(api_key):
     payload = struct.pack(">hhih", api_key, 0, CORRELATION_ID, -1)
     with pytest.raises(RequestDecodeError) as caught:

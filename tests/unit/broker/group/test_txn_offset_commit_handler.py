@@ -50,8 +50,8 @@ def with_other_topics(request):
     return request
 
 
-def test_txn_offset_commit_is_offered_on_the_msgpack_listener_only_so_far():
-    assert ApiKey.TXN_OFFSET_COMMIT not in KAFKA_APIS and ApiKey.TXN_OFFSET_COMMIT in API_REGISTRY
+def test_txn_offset_commit_is_offered_on_both_listeners():
+    assert ApiKey.TXN_OFFSET_COMMIT in KAFKA_APIS and ApiKey.TXN_OFFSET_COMMIT in API_REGISTRY
 
 
 async def test_unknown_partitions_are_answered_by_the_handler_the_rest_by_the_coordinator(broker):
