@@ -98,6 +98,7 @@ class LocalLog:
         self.on_offline: Callable[[TopicPartition], None] | None = (
             None  # LogDirFailureChannel, set by LogManager
         )
+        self.on_roll: Callable[[int], None] | None = None  # UnifiedLog's producer state snapshot
 
     def _now_ms(self) -> int:
         return int(self.time.monotonic_ms())
@@ -240,7 +241,8 @@ class LocalLog:
         return self.roll(reason)
 
     def roll(self, reason: str = "requested") -> LogSegment:
-        """Start a new active segment at the log end offset.
+        """Start a new active segment at the log end offset, then call ``on_roll`` with its base
+        offset (the owner's producer state snapshot, Kafka's ``UnifiedLog.roll``).
 
         Returns:
             The new active segment (the current one if it is empty at the LEO already).
@@ -254,6 +256,8 @@ class LocalLog:
         self._bases.append(segment.base_offset)
         self._dir_dirty = True
         logger.info("%s Rolled new log segment at offset %d (%s)", self.prefix, segment.base_offset, reason)
+        if self.on_roll is not None:
+            self.on_roll(segment.base_offset)
         return segment
 
     # -------------------------------------------------------------------- reads

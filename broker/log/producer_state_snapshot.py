@@ -67,7 +67,9 @@ def snapshot_offsets(dir: Path) -> list[int]:
 
 
 def write_snapshot(dir: Path, offset: int, entries: list[SnapshotEntry]) -> Path:
-    """Write the snapshot at ``offset`` atomically (blocking) and remove the older ones.
+    """Write the snapshot at ``offset`` atomically (blocking).  Older ones are kept (a recovery
+    after an unclean shutdown loads the latest at or below its recovery point); they go with their
+    segments (``UnifiedLog`` retention), as Kafka's ``deleteProducerSnapshots``.
 
     Raises:
         OSError: the write failed.
@@ -75,7 +77,6 @@ def write_snapshot(dir: Path, offset: int, entries: list[SnapshotEntry]) -> Path
     body = _COUNT.pack(len(entries)) + b"".join(_ENTRY.pack(*entry) for entry in entries)
     path = snapshot_path(dir, offset)
     write_file_atomically(path, _HEAD.pack(VERSION, crc32c.crc32c(body)) + body)
-    delete_snapshots(dir, lambda other: other < offset)
     return path
 
 
