@@ -34,6 +34,7 @@ from typing import Any
 
 from kafkette.broker.log.abstract_index import INT32_MAX
 from kafkette.broker.log.checkpoint import fsync_dir
+from kafkette.broker.log.cleaned_transaction_metadata import CleanedTransactionMetadata
 from kafkette.broker.log.log_cleaner_manager import (
     LogCleanerManager,
     LogToClean,
@@ -43,14 +44,21 @@ from kafkette.broker.log.log_loader import CLEANED_SUFFIX
 from kafkette.broker.log.log_segment import INDEX_SUFFIX, LOG_SUFFIX, segment_file_name
 from kafkette.broker.log.offset_index import OffsetIndex
 from kafkette.broker.log.offset_map import OffsetMap
+from kafkette.broker.log.transaction_index import TXN_INDEX_SUFFIX, AbortedTxn, TransactionIndex
 from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.common.background_tasks import ShutdownableTask
+from kafkette.protocol.control_record import read_end_txn_marker
 from kafkette.protocol.record_batch import (
+    CONTROL_MASK,
+    DELETE_HORIZON_MASK,
     HEADER_SIZE,
     LOG_APPEND_TIME,
     MAGIC,
+    TIMESTAMP_TYPE_MASK,
+    TRANSACTIONAL_MASK,
     BatchHeader,
     CorruptRecordError,
+    build_batch_from_payload,
     compute_crc,
     decode_rows,
     read_header,
@@ -91,7 +99,7 @@ def iter_file_batches(path: Path, size: int) -> Any:
                 header.magic != MAGIC
                 or length < HEADER_SIZE
                 or position + length > size
-                or header.records_count < 1
+                or header.records_count < 0  # 0: a producer's last batch emptied by compaction
             ):
                 raise CorruptRecordError(f"invalid batch at position {position} of {path}")
             batch = head + fh.read(length - HEADER_SIZE)
@@ -123,17 +131,69 @@ def rebuild_compacted_batch(header: BatchHeader, rows: list[list[Any]]) -> bytes
         ) from exc
 
 
+def empty_batch(header: BatchHeader) -> bytes:
+    """A batch of no records covering ``header``'s offsets with its producer fields: what the
+    cleaner keeps of a producer's last data batch once every record of it is removed, so the
+    producer state rebuilt from the log still knows the producer's last sequence and offset
+    (Kafka's ``DefaultRecordBatch.writeEmptyHeader``, ``BatchRetention.RETAIN_EMPTY``).  No codec,
+    Kafka's record encoding; both timestamps are the batch's max timestamp."""
+    return build_batch_from_payload(
+        b"",
+        record_count=0,
+        base_timestamp=header.max_timestamp,
+        max_timestamp=header.max_timestamp,
+        base_offset=header.base_offset,
+        partition_leader_epoch=header.partition_leader_epoch,
+        attributes=header.attributes & (TIMESTAMP_TYPE_MASK | TRANSACTIONAL_MASK | CONTROL_MASK),
+        producer_id=header.producer_id,
+        producer_epoch=header.producer_epoch,
+        base_sequence=header.base_sequence,
+        last_offset_delta=header.last_offset_delta,
+    )
+
+
+def with_delete_horizon(header: BatchHeader, batch: bytes, delete_horizon_ms: int) -> bytes:
+    """``batch`` rewritten with its delete horizon (ms): the ``DELETE_HORIZON_MASK`` attribute
+    set and the base timestamp the horizon, each record's timestamp delta moved so its timestamp
+    stays (KIP-534, Kafka's ``MemoryRecordsBuilder`` with ``deleteHorizonMs``).
+
+    Raises:
+        CorruptRecordError: the records do not decode or re-encode.
+    """
+    rows = decode_rows(batch, 0, header)
+    shift = header.base_timestamp - delete_horizon_ms
+    for row in rows:
+        row[1] += shift
+    try:
+        return rebuild_batch(
+            header._replace(base_timestamp=delete_horizon_ms),
+            rows,
+            attributes=header.attributes | DELETE_HORIZON_MASK,
+        )
+    except (TypeError, ValueError) as exc:
+        raise CorruptRecordError(
+            f"records of the batch at offset {header.base_offset} cannot be re-encoded: {exc}"
+        ) from exc
+
+
 # ---------------------------------------------------------------------------- cleaner
 @dataclass(frozen=True, slots=True)
 class CleanedSegment:
-    """One rewritten segment: ``<base>.log.cleaned`` and ``<base>.index.cleaned``, and the sources it
-    replaces."""
+    """One rewritten segment: ``<base>.log.cleaned``, ``<base>.index.cleaned`` and, when it keeps an
+    ABORT marker for data it still holds, ``<base>.txnindex.cleaned`` (``txn_index_path``, else
+    None), and the sources it replaces."""
 
     base_offset: int
     log_path: Path
     index_path: Path
     sources: tuple[SegmentSnapshot, ...]
     size: int
+    txn_index_path: Path | None = None
+
+    @property
+    def paths(self) -> list[Path]:
+        """Its files."""
+        return [self.log_path, self.index_path] + ([self.txn_index_path] if self.txn_index_path else [])
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,20 +229,31 @@ class Cleaner:
         if self.abort.is_set():
             raise CleaningAbortedError("cleaning aborted")
 
-    def build_offset_map(self, segments: list[SegmentSnapshot], start: int, end: int) -> int:
-        """Fill the offset map with the keys of records in ``[start, end)``.
+    def build_offset_map(
+        self, segments: list[SegmentSnapshot], start: int, end: int, aborted: list[AbortedTxn] | None = None
+    ) -> int:
+        """Fill the offset map with the keys of records in ``[start, end)``, skipping control batches
+        and the batches of the ``aborted`` transactions (Kafka's ``buildOffsetMapForSegment``).
 
         Returns:
             The first offset not in the map: ``end``, or the offset of the first record
             whose key did not fit the full map.
         """
         self.offset_map.clear()
+        txns = CleanedTransactionMetadata(
+            [txn for txn in aborted or () if txn.last_offset >= start and txn.first_offset < end]
+        )
         for snapshot in segments:
             if snapshot.next_offset <= start or snapshot.base_offset >= end:
                 continue
             for header, batch in iter_file_batches(snapshot.log_path, snapshot.size):
                 self._check_abort()
                 if header.last_offset < start or header.base_offset >= end:
+                    continue
+                if header.attributes & CONTROL_MASK:
+                    txns.on_control_batch_read(header, read_end_txn_marker(batch, 0, header))
+                    continue
+                if txns.on_batch_read(header):
                     continue
                 for row in decode_rows(batch, 0, header):
                     offset = header.base_offset + row[0]
@@ -213,7 +284,10 @@ class Cleaner:
             OSError: a file could not be read or written.
         """
         end = self.build_offset_map(
-            to_clean.segments, to_clean.first_dirty_offset, to_clean.first_uncleanable_offset
+            to_clean.segments,
+            to_clean.first_dirty_offset,
+            to_clean.first_uncleanable_offset,
+            to_clean.aborted_transactions,
         )
         config = to_clean.log.config
         segments = [s for s in to_clean.segments if s.base_offset < end]
@@ -231,8 +305,8 @@ class Cleaner:
                 written.append(self._clean_group(to_clean, group, end, now_ms, cleaned_ms, counts))
         except BaseException:
             for cleaned in written:
-                cleaned.log_path.unlink(missing_ok=True)
-                cleaned.index_path.unlink(missing_ok=True)
+                for path in cleaned.paths:
+                    path.unlink(missing_ok=True)
             raise
         return CleanResult(end, written, counts[0], counts[1])
 
@@ -252,6 +326,16 @@ class Cleaner:
         index_path = directory / segment_file_name(base, INDEX_SUFFIX + CLEANED_SUFFIX)
         index_path.unlink(missing_ok=True)
         index = OffsetIndex(index_path, base, config.segment_index_bytes)
+        txn_index_path = directory / segment_file_name(base, TXN_INDEX_SUFFIX + CLEANED_SUFFIX)
+        txn_index_path.unlink(missing_ok=True)
+        txn_index = TransactionIndex(base, txn_index_path)
+        txns = CleanedTransactionMetadata(
+            [t for t in to_clean.aborted_transactions if t.last_offset >= base and t.first_offset < end],
+            txn_index,
+        )
+        batch_filter = _BatchFilter(
+            self, txns, to_clean.last_data_offsets, end, now_ms, config.delete_retention_ms, counts
+        )
         cleaned_ms = 0
         position = bytes_since_index_entry = 0
         try:
@@ -262,7 +346,7 @@ class Cleaner:
                     retain_deletes = segment_cleaned_ms + config.delete_retention_ms > now_ms
                     for header, batch in iter_file_batches(snapshot.log_path, snapshot.size):
                         self._check_abort()
-                        kept = self._filter_batch(header, batch, end, retain_deletes, counts)
+                        kept = batch_filter.filter(header, batch, retain_deletes)
                         if kept is None:
                             continue
                         out.write(kept)
@@ -274,33 +358,25 @@ class Cleaner:
                 out.flush()
                 os.fsync(out.fileno())
             index.flush()
+            txn_index.flush()
         except BaseException:
             index.close()
-            log_path.unlink(missing_ok=True)
-            index_path.unlink(missing_ok=True)
+            txn_index.close()
+            for path in (log_path, index_path, txn_index_path):
+                path.unlink(missing_ok=True)
             raise
         index.close()
+        txn_index.close()
         stamp_ns = cleaned_ms * 1_000_000
         os.utime(log_path, ns=(stamp_ns, stamp_ns))
-        return CleanedSegment(base, log_path, index_path, tuple(group), position)
-
-    def _filter_batch(
-        self, header: BatchHeader, batch: bytes, end: int, retain_deletes: bool, counts: list[int]
-    ) -> bytes | None:
-        """The batch with only the records to retain: itself when all are, None when none is."""
-        if header.base_offset >= end:
-            counts[0] += header.records_count
-            counts[1] += header.records_count
-            return batch
-        rows = decode_rows(batch, 0, header)
-        kept = [
-            row for row in rows if self._should_retain(header.base_offset + row[0], row, end, retain_deletes)
-        ]
-        counts[0] += len(rows)
-        counts[1] += len(kept)
-        if len(kept) == len(rows):
-            return batch
-        return rebuild_compacted_batch(header, kept) if kept else None
+        return CleanedSegment(
+            base,
+            log_path,
+            index_path,
+            tuple(group),
+            position,
+            txn_index_path if txn_index_path.exists() else None,
+        )
 
     def _should_retain(self, offset: int, row: list[Any], end: int, retain_deletes: bool) -> bool:
         if offset >= end:
@@ -312,6 +388,66 @@ class Cleaner:
         if latest > offset:
             return False  # a later record has this key
         return row[3] is not None or retain_deletes
+
+
+@dataclass(slots=True)
+class _BatchFilter:
+    """What the cleaner keeps of each batch of one cleaned segment (Kafka's ``RecordFilter`` of
+    ``Cleaner.cleanInto``: ``checkBatchRetention`` then ``shouldRetainRecord``).
+
+    A batch of an aborted transaction goes whole; a marker goes once no data of its
+    transaction is left (``CleanedTransactionMetadata``) and its delete horizon passed: the first
+    pass finding it removable writes the horizon (now + ``delete.retention.ms``) into it (KIP-534),
+    a pass after the horizon drops it.  A producer's last data batch is kept, emptied if none of
+    its records is (``empty_batch``).  Other records follow ``Cleaner._should_retain``.
+    """
+
+    cleaner: Cleaner
+    txns: CleanedTransactionMetadata
+    last_data_offsets: dict[int, int]
+    end: int
+    now_ms: int
+    delete_retention_ms: int
+    counts: list[int]
+
+    def filter(self, header: BatchHeader, batch: bytes, retain_deletes: bool) -> bytes | None:
+        """The batch as it is kept (itself, rewritten, emptied) or None when it goes.
+
+        Raises:
+            CorruptRecordError: a record or marker does not decode.
+        """
+        counts = self.counts
+        is_control = header.attributes & CONTROL_MASK
+        if is_control:
+            can_discard = self.txns.on_control_batch_read(header, read_end_txn_marker(batch, 0, header))
+            has_horizon = bool(header.attributes & DELETE_HORIZON_MASK)
+            discard = can_discard and has_horizon and header.base_timestamp <= self.now_ms
+        else:
+            can_discard = discard = self.txns.on_batch_read(header)
+        last_of_producer = (
+            header.producer_id >= 0 and self.last_data_offsets.get(header.producer_id) == header.last_offset
+        )
+        counts[0] += header.records_count
+        if discard:
+            return empty_batch(header) if last_of_producer else None
+        if is_control:
+            counts[1] += header.records_count
+            if can_discard and not has_horizon:
+                return with_delete_horizon(header, batch, self.now_ms + self.delete_retention_ms)
+            return batch
+        if header.base_offset >= self.end:
+            counts[1] += header.records_count
+            return batch
+        rows = decode_rows(batch, 0, header)
+        end = self.end
+        should_retain = self.cleaner._should_retain
+        kept = [row for row in rows if should_retain(header.base_offset + row[0], row, end, retain_deletes)]
+        counts[1] += len(kept)
+        if len(kept) == len(rows):
+            return batch
+        if kept:
+            return rebuild_compacted_batch(header, kept)
+        return empty_batch(header) if last_of_producer else None
 
 
 def group_segments_by_size(
@@ -523,7 +659,7 @@ class LogCleaner:
         cleaner = Cleaner(self._offset_map_capacity, self._abort)
         result = await loop.run_in_executor(None, cleaner.clean, to_clean, now_ms)
         log = to_clean.log
-        files = [path for c in result.cleaned for path in (c.log_path, c.index_path)]
+        files = [path for c in result.cleaned for path in c.paths]
         sources = [s.segment for c in result.cleaned for s in c.sources]
         if self._abort.is_set():
             await loop.run_in_executor(None, _delete_files, files, None)
