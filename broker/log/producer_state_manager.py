@@ -354,10 +354,11 @@ class ProducerStateManager:
         self.unreplicated_txns[first_offset] = completed
         return completed
 
-    def take_snapshot(self, dir: Path, offset: int) -> Path:
+    def take_snapshot(self, dir: Path, offset: int, *, sync: bool = True) -> Path:
         """Write the producers to ``<dir>/<offset>.snapshot`` (blocking; ``offset`` = the log end
         offset, or the base offset of a segment being rolled) (Kafka's
-        ``ProducerStateManager.takeSnapshot``).
+        ``ProducerStateManager.takeSnapshot``); ``sync`` False skips the fsyncs (a roll on the
+        event loop: a snapshot a crash tears fails its CRC and an older one is used).
 
         Raises:
             OSError: the write failed.
@@ -377,7 +378,7 @@ class ProducerStateManager:
                     entry.current_txn_first_offset,
                 )
             )
-        return write_snapshot(dir, offset, entries)
+        return write_snapshot(dir, offset, entries, sync=sync)
 
     def _load_snapshot(self, log: UnifiedLog) -> int | None:
         """Load the latest usable snapshot of ``log`` (at an offset within [log start, recovery
@@ -386,20 +387,22 @@ class ProducerStateManager:
         as Kafka's ``truncateAndReload`` does; those between the recovery point and the log end are
         kept but not used, so the replay covers every segment the loader recovered and rebuilds
         their ``.txnindex`` (Kafka's ``LogLoader.recoverSegment`` replays each recovered segment
-        into a producer state rebuilt up to its base).  A corrupt one is removed and ignored
-        (logged)."""
+        into a producer state rebuilt up to its base).  A corrupt one is removed and the one
+        before it tried (logged)."""
         dir, end = log.dir, log.log_end_offset
         delete_snapshots(dir, lambda offset: offset > end)
         bound = min(end, log.recovery_point)
         offsets = [offset for offset in snapshot_offsets(dir) if log.log_start_offset <= offset <= bound]
-        if not offsets:
-            return None
-        path = snapshot_path(dir, offsets[-1])
-        try:
-            entries = read_snapshot(path)
-        except (CorruptSnapshotError, OSError) as exc:
-            logger.warning("Ignoring the producer state snapshot %s: %s", path, exc)
-            path.unlink(missing_ok=True)
+        entries = None
+        while offsets and entries is None:
+            path = snapshot_path(dir, offsets[-1])
+            try:
+                entries = read_snapshot(path)
+            except (CorruptSnapshotError, OSError) as exc:  # e.g. a roll's snapshot torn by a crash
+                logger.warning("Ignoring the producer state snapshot %s: %s", path, exc)
+                path.unlink(missing_ok=True)
+                offsets.pop()
+        if entries is None:
             return None
         for snap in entries:
             entry = ProducerStateEntry(snap.producer_id, snap.producer_epoch)

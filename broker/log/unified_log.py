@@ -652,7 +652,7 @@ class UnifiedLog:
 
         Kafka concept: ``UnifiedLog.roll`` -> ``ProducerStateManager.takeSnapshot``."""
         try:
-            self.producer_state_manager.take_snapshot(self.dir, offset)
+            self.producer_state_manager.take_snapshot(self.dir, offset, sync=False)  # on the event loop
         except OSError as exc:  # the recovery then replays from an older snapshot
             logger.warning(
                 "%s Could not write the producer state snapshot at %d: %s", self.local_log.prefix, offset, exc

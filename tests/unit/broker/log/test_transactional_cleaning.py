@@ -162,7 +162,7 @@ async def test_an_open_transaction_and_everything_after_it_are_never_cleaned(tmp
     ]
 
 
-async def test_a_cleaned_log_with_an_empty_batch_reopens_after_a_crash_with_its_producer_state(tmp_path):
+async def test_a_cleaned_log_with_an_empty_batch_replicates_and_reopens_after_a_crash(tmp_path):
     clock = ManualClock()
     log = _open(tmp_path)
     log.append_as_leader(txn_batch(7, 0, keys=[b"a", b"b"]), 0)  # 0-1
@@ -171,6 +171,11 @@ async def test_a_cleaned_log_with_an_empty_batch_reopens_after_a_crash_with_its_
     log.update_high_watermark(log.log_end_offset)
     assert await _cleaner(tmp_path, log, clock).clean_once()
     assert _batches(log)[0] == (0, 1, "data", 7, [])
+    follower = UnifiedLog.open(tmp_path / "follower", TP, log.config, had_clean_shutdown=True)
+    follower.append_as_follower(bytes(log.read(0, 1 << 20).records))  # a replica catching up from 0
+    assert follower.log_end_offset == 3 and follower.producer_state_manager.entries[7].last_seq == 1
+    assert follower.collect_aborted_transactions(0, 3) == [AbortedTxn(7, 0, 2, 3)]
+    follower.close()
     log.flush_sync()
     reopened = _open(tmp_path, clean=False)  # every segment recovered, the empty batch valid
     assert reopened.log_end_offset == 3

@@ -187,3 +187,16 @@ def test_delete_records_past_an_open_transaction_keeps_the_lso_at_the_log_start(
     assert reopened.producer_state_manager.ongoing_txns == {0: 7}
     assert reopened.last_stable_offset == 3
     reopened.close()
+
+
+def test_a_torn_roll_snapshot_falls_back_to_the_one_before_it(tmp_path):
+    log = _open(tmp_path)
+    _write_transactions(log)
+    before = _state(log)
+    log.flush_sync()
+    assert snapshot_offsets(log.dir) == [4, 7, 10, 13]
+    (log.dir / f"{13:020d}.snapshot").write_bytes(b"")  # the roll's snapshot is not fsynced
+    reopened = _open(tmp_path, clean=False, recovery_point=13)
+    assert _state(reopened) == before
+    assert snapshot_offsets(reopened.dir) == [4, 7, 10]
+    reopened.close()
