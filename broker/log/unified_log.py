@@ -220,6 +220,10 @@ class UnifiedLog:
                 leo,
             )
             log.truncate_fully_and_start_at(log._log_start_offset)
+        bases = {segment.base_offset for segment in segments}
+        # Kafka's removeStraySnapshots: a snapshot of a segment gone (merged by the cleaner), but the
+        # last one past every segment's base (the clean close's, at the log end)
+        delete_snapshots(dir, lambda offset: offset not in bases and offset < segments[-1].base_offset)
         try:
             log.producer_state_manager.rebuild(log)
         except ValueError as exc:

@@ -200,3 +200,14 @@ def test_a_torn_roll_snapshot_falls_back_to_the_one_before_it(tmp_path):
     assert _state(reopened) == before
     assert snapshot_offsets(reopened.dir) == [4, 7, 10]
     reopened.close()
+
+
+def test_opening_removes_the_snapshots_of_segments_gone_but_the_last(tmp_path):
+    log = _open(tmp_path)
+    _write_transactions(log)
+    log.close()  # snapshots at the four rolls and at the log end offset, 15
+    for stray in (3, 12):  # as a cleaner merging segments leaves them
+        log.producer_state_manager.take_snapshot(log.dir, stray)
+    reopened = _open(tmp_path)
+    assert snapshot_offsets(reopened.dir) == [4, 7, 10, 13, 15]
+    reopened.close()
