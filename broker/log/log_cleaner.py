@@ -10,12 +10,15 @@ swap at start-up (``log_loader``).
 
 Rules (Kafka's ``Cleaner.shouldRetainRecord``): below the end of the offset map a
 record is kept when its key's latest offset is its own (or the key is not in the map);
-records without a key are dropped; a tombstone (value None) is kept only while the
-segment holding it was cleaned less than ``delete.retention.ms`` ago (Kafka's delete
-horizon; the cleaned time is the ``.log`` file's mtime, set when the cleaner writes
-it).  Offsets never change: a rewritten batch keeps its base offset, last offset delta,
-producer fields, timestamps base, codec and record encoding (Kafkette's msgpack or Kafka's
-varint records), and each kept record its offset delta.
+records without a key are dropped; a tombstone (value None) is kept until its batch's
+delete horizon (KIP-534): the first pass keeping it writes now + ``delete.retention.ms``
+into the batch (``DELETE_HORIZON_MASK``, the base timestamp), a pass after that time drops
+it.  Transactions (``_BatchFilter``, ``CleanedTransactionMetadata``): aborted batches go,
+markers outlive their data and go after their own delete horizon.  Offsets never change: a
+rewritten batch keeps its base offset, last offset delta, producer fields, codec and record
+encoding (Kafkette's msgpack or Kafka's varint records), each kept record its offset delta
+and its timestamp.  The cleaned ``.log`` file's mtime is the latest cleaning time of its
+sources.
 
 Kafka concept: ``LogCleaner`` / ``Cleaner`` (``core/.../log/LogCleaner.scala``).
 """
@@ -152,28 +155,21 @@ def empty_batch(header: BatchHeader) -> bytes:
     )
 
 
-def with_delete_horizon(header: BatchHeader, batch: bytes, delete_horizon_ms: int) -> bytes:
-    """``batch`` rewritten with its delete horizon (ms): the ``DELETE_HORIZON_MASK`` attribute
-    set and the base timestamp the horizon, each record's timestamp delta moved so its timestamp
-    stays (KIP-534, Kafka's ``MemoryRecordsBuilder`` with ``deleteHorizonMs``).
+def with_delete_horizon(header: BatchHeader, rows: list[list[Any]], delete_horizon_ms: int) -> bytes:
+    """A batch of ``rows`` (``header``'s) with its delete horizon (ms): the ``DELETE_HORIZON_MASK``
+    attribute set and the base timestamp the horizon, each record's timestamp delta moved so its
+    timestamp stays (KIP-534, Kafka's ``MemoryRecordsBuilder`` with ``deleteHorizonMs``).
 
     Raises:
-        CorruptRecordError: the records do not decode or re-encode.
+        CorruptRecordError: a row the batch's encoding cannot hold.
     """
-    rows = decode_rows(batch, 0, header)
     shift = header.base_timestamp - delete_horizon_ms
     for row in rows:
         row[1] += shift
-    try:
-        return rebuild_batch(
-            header._replace(base_timestamp=delete_horizon_ms),
-            rows,
-            attributes=header.attributes | DELETE_HORIZON_MASK,
-        )
-    except (TypeError, ValueError) as exc:
-        raise CorruptRecordError(
-            f"records of the batch at offset {header.base_offset} cannot be re-encoded: {exc}"
-        ) from exc
+    return rebuild_compacted_batch(
+        header._replace(base_timestamp=delete_horizon_ms, attributes=header.attributes | DELETE_HORIZON_MASK),
+        rows,
+    )
 
 
 # ---------------------------------------------------------------------------- cleaner
@@ -295,13 +291,10 @@ class Cleaner:
             s.base_offset: now_ms if s.next_offset > to_clean.first_dirty_offset else _mtime_ms(s.log_path)
             for s in segments
         }
-        horizon = {
-            base: ms if ms + config.delete_retention_ms > now_ms else None for base, ms in cleaned_ms.items()
-        }
         written: list[CleanedSegment] = []
         counts = [0, 0]
         try:
-            for group in group_segments_by_size(segments, config.segment_bytes, horizon):
+            for group in group_segments_by_size(segments, config.segment_bytes):
                 written.append(self._clean_group(to_clean, group, end, now_ms, cleaned_ms, counts))
         except BaseException:
             for cleaned in written:
@@ -341,12 +334,10 @@ class Cleaner:
         try:
             with open(log_path, "wb") as out:
                 for snapshot in group:
-                    segment_cleaned_ms = cleaned_ms_of[snapshot.base_offset]
-                    cleaned_ms = max(cleaned_ms, segment_cleaned_ms)
-                    retain_deletes = segment_cleaned_ms + config.delete_retention_ms > now_ms
+                    cleaned_ms = max(cleaned_ms, cleaned_ms_of[snapshot.base_offset])
                     for header, batch in iter_file_batches(snapshot.log_path, snapshot.size):
                         self._check_abort()
-                        kept = batch_filter.filter(header, batch, retain_deletes)
+                        kept = batch_filter.filter(header, batch)
                         if kept is None:
                             continue
                         out.write(kept)
@@ -399,7 +390,8 @@ class _BatchFilter:
     transaction is left (``CleanedTransactionMetadata``) and its delete horizon passed: the first
     pass finding it removable writes the horizon (now + ``delete.retention.ms``) into it (KIP-534),
     a pass after the horizon drops it.  A producer's last data batch is kept, emptied if none of
-    its records is (``empty_batch``).  Other records follow ``Cleaner._should_retain``.
+    its records is (``empty_batch``).  Other records follow ``Cleaner._should_retain``, a
+    tombstone kept until its batch's delete horizon, written at the first pass keeping it.
     """
 
     cleaner: Cleaner
@@ -410,7 +402,7 @@ class _BatchFilter:
     delete_retention_ms: int
     counts: list[int]
 
-    def filter(self, header: BatchHeader, batch: bytes, retain_deletes: bool) -> bytes | None:
+    def filter(self, header: BatchHeader, batch: bytes) -> bytes | None:
         """The batch as it is kept (itself, rewritten, emptied) or None when it goes.
 
         Raises:
@@ -433,58 +425,50 @@ class _BatchFilter:
         if is_control:
             counts[1] += header.records_count
             if can_discard and not has_horizon:
-                return with_delete_horizon(header, batch, self.now_ms + self.delete_retention_ms)
+                rows = decode_rows(batch, 0, header)
+                return with_delete_horizon(header, rows, self.now_ms + self.delete_retention_ms)
             return batch
         if header.base_offset >= self.end:
             counts[1] += header.records_count
             return batch
         rows = decode_rows(batch, 0, header)
         end = self.end
+        has_horizon = bool(header.attributes & DELETE_HORIZON_MASK)
+        retain_deletes = not has_horizon or self.now_ms < header.base_timestamp
         should_retain = self.cleaner._should_retain
         kept = [row for row in rows if should_retain(header.base_offset + row[0], row, end, retain_deletes)]
         counts[1] += len(kept)
+        if not kept:
+            return empty_batch(header) if last_of_producer else None
+        if not has_horizon and any(row[3] is None for row in kept):
+            return with_delete_horizon(header, kept, self.now_ms + self.delete_retention_ms)
         if len(kept) == len(rows):
             return batch
-        if kept:
-            return rebuild_compacted_batch(header, kept)
-        return empty_batch(header) if last_of_producer else None
+        return rebuild_compacted_batch(header, kept)
 
 
 def group_segments_by_size(
-    segments: list[SegmentSnapshot],
-    max_size_bytes: int,
-    tombstone_cleaned_ms: dict[int, int | None] | None = None,
+    segments: list[SegmentSnapshot], max_size_bytes: int
 ) -> list[list[SegmentSnapshot]]:
     """Group consecutive segments whose total size fits ``max_size_bytes`` and whose offsets
     fit one segment (int32 relative offsets), as Kafka's ``groupSegmentsBySize``.
 
-    A group never mixes segments whose tombstones are still retained but were cleaned at
-    different times (``tombstone_cleaned_ms``: base offset -> cleaned time in ms, None
-    once ``delete.retention.ms`` passed): the cleaned file's mtime carries one time, so
-    merging would stretch or cut the retention of some tombstones.
-
     Returns:
         Non-empty groups, in order, covering every segment once.
     """
-    times = tombstone_cleaned_ms or {}
     groups: list[list[SegmentSnapshot]] = []
     size = 0
-    group_time: int | None = None
     for snapshot in segments:
-        time_ms = times.get(snapshot.base_offset)
         if (
             groups
             and size + snapshot.size <= max_size_bytes
             and snapshot.next_offset - 1 - groups[-1][0].base_offset <= INT32_MAX
-            and (time_ms is None or group_time is None or time_ms == group_time)
         ):
             groups[-1].append(snapshot)
             size += snapshot.size
-            group_time = group_time if time_ms is None else time_ms
         else:
             groups.append([snapshot])
             size = snapshot.size
-            group_time = time_ms
     return groups
 
 
