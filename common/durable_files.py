@@ -20,11 +20,13 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_file_atomically(path: Path, data: bytes) -> None:
+def write_file_atomically(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Replace ``path`` with ``data`` atomically: temp file, fsync, rename, fsync the dir.
 
     A crash at any point leaves either the old or the new contents (plus, at worst, a
-    stray ``<name>.tmp`` that readers ignore and the next write replaces).
+    stray ``<name>.tmp`` that readers ignore and the next write replaces).  With ``durable``
+    False the fsyncs are skipped: a process crash still sees old or new contents, a machine
+    crash may leave the new name with torn contents (for files checked by a CRC).
 
     Raises:
         OSError: the write, fsync or rename failed.
@@ -36,8 +38,10 @@ def write_file_atomically(path: Path, data: bytes) -> None:
         while view:
             written = os.write(fd, view)
             view = view[written:]
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
     os.replace(tmp, path)
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)

@@ -87,6 +87,9 @@ COMPRESSION_CODEC_MASK = 0x07
 TIMESTAMP_TYPE_MASK = 0x08  # set: LogAppendTime; clear: CreateTime
 TRANSACTIONAL_MASK = 0x10
 CONTROL_MASK = 0x20
+DELETE_HORIZON_MASK = 0x40
+"""Attribute bit 6 (KIP-534): set by the log cleaner, the base timestamp is the batch's delete
+horizon (ms), after which its tombstones and its transaction marker may be removed."""
 RECORDS_MSGPACK_MASK = 0x80
 """Attribute bit 7, Kafkette's own: set, the records are a msgpack array of rows compressed with
 ``compress``; clear, they are Kafka's varint records compressed with ``compress_kafka``."""
@@ -433,7 +436,7 @@ def iter_batches(
         size = header.batch_length + LOG_OVERHEAD
         if header.magic != MAGIC:
             raise CorruptRecordError(f"batch at byte {pos} has magic {header.magic}, expected {MAGIC}")
-        if size < HEADER_SIZE or header.records_count < 1 or header.last_offset_delta < 0:
+        if size < HEADER_SIZE or header.records_count < 0 or header.last_offset_delta < 0:  # 0: compacted
             raise CorruptRecordError(f"batch at byte {pos} has invalid length {header.batch_length}")
         if pos + size > end:
             return
@@ -458,7 +461,7 @@ def validate_batches(buf: bytes | bytearray | memoryview) -> list[tuple[int, Bat
         if (
             header.batch_length + LOG_OVERHEAD == end
             and header.magic == MAGIC
-            and header.records_count >= 1
+            and header.records_count >= 0
             and header.last_offset_delta >= 0
             and compute_crc(buf, 0, end) == header.crc
         ):

@@ -33,7 +33,8 @@ from kafkette.broker.log.log_loader import (
     new_segment,
     segment_files,
 )
-from kafkette.broker.log.log_segment import LogSegment
+from kafkette.broker.log.log_segment import LogSegment, segment_file_name
+from kafkette.broker.log.transaction_index import TXN_INDEX_SUFFIX
 from kafkette.common.clock import SYSTEM_TIME, Time
 from kafkette.protocol.errors import KafkaStorageError, OffsetOutOfRangeError
 from kafkette.protocol.record_batch import BASE_OFFSET, first_invalid_batch
@@ -98,6 +99,7 @@ class LocalLog:
         self.on_offline: Callable[[TopicPartition], None] | None = (
             None  # LogDirFailureChannel, set by LogManager
         )
+        self.on_roll: Callable[[int], None] | None = None  # UnifiedLog's producer state snapshot
 
     def _now_ms(self) -> int:
         return int(self.time.monotonic_ms())
@@ -240,7 +242,8 @@ class LocalLog:
         return self.roll(reason)
 
     def roll(self, reason: str = "requested") -> LogSegment:
-        """Start a new active segment at the log end offset.
+        """Start a new active segment at the log end offset, then call ``on_roll`` with its base
+        offset (the owner's producer state snapshot, Kafka's ``UnifiedLog.roll``).
 
         Returns:
             The new active segment (the current one if it is empty at the LEO already).
@@ -254,6 +257,8 @@ class LocalLog:
         self._bases.append(segment.base_offset)
         self._dir_dirty = True
         logger.info("%s Rolled new log segment at offset %d (%s)", self.prefix, segment.base_offset, reason)
+        if self.on_roll is not None:
+            self.on_roll(segment.base_offset)
         return segment
 
     # -------------------------------------------------------------------- reads
@@ -447,7 +452,8 @@ class LocalLog:
         """Swap cleaned segments in for ``old`` atomically on the event loop (log cleaner).
 
         Kafka's ``LocalLog.replaceSegments``: every ``<base>.{index,log}.cleaned`` is renamed
-        to ``.swap`` (the index first: a ``.log.swap`` commits its group), every file of the
+        to ``.swap`` (the index first: a ``.log.swap`` commits its group; a ``.txnindex.cleaned``
+        of ABORT markers the cleaned segment keeps after it), every file of the
         old segments to ``.deleted``, then every ``.swap`` into place, and the in-memory
         segment list is spliced.  A crash anywhere in between is completed or undone by
         ``log_loader.load_segments``.  The renames rely on in-order metadata journaling
@@ -478,20 +484,22 @@ class LocalLog:
             or cleaned[0][0] != old[0].base_offset
         ):
             raise ValueError(f"{self.prefix} segments changed while they were cleaned")
-        swaps: list[tuple[Path, Path]] = []
-        for _, log_path, index_path in cleaned:
-            pair = []
-            for path in (index_path, log_path):
+        swaps: list[list[Path]] = []
+        for base, log_path, index_path in cleaned:
+            txn_index_path = log_path.with_name(segment_file_name(base, TXN_INDEX_SUFFIX + CLEANED_SUFFIX))
+            paths = [index_path, log_path] + ([txn_index_path] if txn_index_path.exists() else [])
+            group = []
+            for path in paths:
                 swap = path.with_name(path.name.removesuffix(CLEANED_SUFFIX) + SWAP_SUFFIX)
                 os.replace(path, swap)
-                pair.append(swap)
-            swaps.append((pair[0], pair[1]))
+                group.append(swap)
+            swaps.append(group)
         retired: list[Path] = []
         for segment in old:
             retired += _rename_to_deleted(segment)
         new_segments = []
-        for (base, _, _), (index_swap, log_swap) in zip(cleaned, swaps, strict=True):
-            for swap in (index_swap, log_swap):
+        for (base, _, _), group in zip(cleaned, swaps, strict=True):
+            for swap in group:
                 os.replace(swap, swap.with_name(swap.name.removesuffix(SWAP_SUFFIX)))
             new_segments.append(new_segment(self.dir, base, self.config))
         self._segments[first : first + len(old)] = new_segments

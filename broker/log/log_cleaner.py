@@ -10,12 +10,15 @@ swap at start-up (``log_loader``).
 
 Rules (Kafka's ``Cleaner.shouldRetainRecord``): below the end of the offset map a
 record is kept when its key's latest offset is its own (or the key is not in the map);
-records without a key are dropped; a tombstone (value None) is kept only while the
-segment holding it was cleaned less than ``delete.retention.ms`` ago (Kafka's delete
-horizon; the cleaned time is the ``.log`` file's mtime, set when the cleaner writes
-it).  Offsets never change: a rewritten batch keeps its base offset, last offset delta,
-producer fields, timestamps base, codec and record encoding (Kafkette's msgpack or Kafka's
-varint records), and each kept record its offset delta.
+records without a key are dropped; a tombstone (value None) is kept until its batch's
+delete horizon (KIP-534): the first pass keeping it writes now + ``delete.retention.ms``
+into the batch (``DELETE_HORIZON_MASK``, the base timestamp), a pass after that time drops
+it.  Transactions (``cleaner_batch_filter``, ``CleanedTransactionMetadata``): aborted batches go,
+markers outlive their data and go after their own delete horizon.  Offsets never change: a
+rewritten batch keeps its base offset, last offset delta, producer fields, codec and record
+encoding (Kafkette's msgpack or Kafka's varint records), each kept record its offset delta
+and its timestamp.  The cleaned ``.log`` file's mtime is the latest cleaning time of its
+sources.
 
 Kafka concept: ``LogCleaner`` / ``Cleaner`` (``core/.../log/LogCleaner.scala``).
 """
@@ -34,6 +37,8 @@ from typing import Any
 
 from kafkette.broker.log.abstract_index import INT32_MAX
 from kafkette.broker.log.checkpoint import fsync_dir
+from kafkette.broker.log.cleaned_transaction_metadata import CleanedTransactionMetadata
+from kafkette.broker.log.cleaner_batch_filter import CleanerBatchFilter
 from kafkette.broker.log.log_cleaner_manager import (
     LogCleanerManager,
     LogToClean,
@@ -43,18 +48,18 @@ from kafkette.broker.log.log_loader import CLEANED_SUFFIX
 from kafkette.broker.log.log_segment import INDEX_SUFFIX, LOG_SUFFIX, segment_file_name
 from kafkette.broker.log.offset_index import OffsetIndex
 from kafkette.broker.log.offset_map import OffsetMap
+from kafkette.broker.log.transaction_index import TXN_INDEX_SUFFIX, AbortedTxn, TransactionIndex
 from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.common.background_tasks import ShutdownableTask
+from kafkette.protocol.control_record import read_end_txn_marker
 from kafkette.protocol.record_batch import (
+    CONTROL_MASK,
     HEADER_SIZE,
-    LOG_APPEND_TIME,
     MAGIC,
-    BatchHeader,
     CorruptRecordError,
     compute_crc,
     decode_rows,
     read_header,
-    rebuild_batch,
 )
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -91,7 +96,7 @@ def iter_file_batches(path: Path, size: int) -> Any:
                 header.magic != MAGIC
                 or length < HEADER_SIZE
                 or position + length > size
-                or header.records_count < 1
+                or header.records_count < 0  # 0: a producer's last batch emptied by compaction
             ):
                 raise CorruptRecordError(f"invalid batch at position {position} of {path}")
             batch = head + fh.read(length - HEADER_SIZE)
@@ -101,39 +106,24 @@ def iter_file_batches(path: Path, size: int) -> Any:
             position += length
 
 
-def rebuild_compacted_batch(header: BatchHeader, rows: list[list[Any]]) -> bytes:
-    """A batch holding the kept ``rows`` with ``header``'s offsets range, producer fields, codec and
-    record encoding (``record_batch.rebuild_batch``; CRC recomputed).
-
-    The base offset and last offset delta are kept, so the batch covers the same offsets
-    (Kafka keeps a batch's last offset for producer state); the max timestamp is that
-    of the kept records for CreateTime, unchanged for LogAppendTime.
-
-    Raises:
-        CorruptRecordError: a row the batch's encoding cannot hold.
-    """
-    max_timestamp = header.max_timestamp
-    if header.timestamp_type != LOG_APPEND_TIME:
-        max_timestamp = header.base_timestamp + max(row[1] for row in rows)
-    try:
-        return rebuild_batch(header, rows, max_timestamp=max_timestamp)
-    except (TypeError, ValueError) as exc:
-        raise CorruptRecordError(
-            f"records of the batch at offset {header.base_offset} cannot be re-encoded: {exc}"
-        ) from exc
-
-
 # ---------------------------------------------------------------------------- cleaner
 @dataclass(frozen=True, slots=True)
 class CleanedSegment:
-    """One rewritten segment: ``<base>.log.cleaned`` and ``<base>.index.cleaned``, and the sources it
-    replaces."""
+    """One rewritten segment: ``<base>.log.cleaned``, ``<base>.index.cleaned`` and, when it keeps an
+    ABORT marker for data it still holds, ``<base>.txnindex.cleaned`` (``txn_index_path``, else
+    None), and the sources it replaces."""
 
     base_offset: int
     log_path: Path
     index_path: Path
     sources: tuple[SegmentSnapshot, ...]
     size: int
+    txn_index_path: Path | None = None
+
+    @property
+    def paths(self) -> list[Path]:
+        """Its files."""
+        return [self.log_path, self.index_path] + ([self.txn_index_path] if self.txn_index_path else [])
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,20 +159,31 @@ class Cleaner:
         if self.abort.is_set():
             raise CleaningAbortedError("cleaning aborted")
 
-    def build_offset_map(self, segments: list[SegmentSnapshot], start: int, end: int) -> int:
-        """Fill the offset map with the keys of records in ``[start, end)``.
+    def build_offset_map(
+        self, segments: list[SegmentSnapshot], start: int, end: int, aborted: list[AbortedTxn] | None = None
+    ) -> int:
+        """Fill the offset map with the keys of records in ``[start, end)``, skipping control batches
+        and the batches of the ``aborted`` transactions (Kafka's ``buildOffsetMapForSegment``).
 
         Returns:
             The first offset not in the map: ``end``, or the offset of the first record
             whose key did not fit the full map.
         """
         self.offset_map.clear()
+        txns = CleanedTransactionMetadata(
+            [txn for txn in aborted or () if txn.last_offset >= start and txn.first_offset < end]
+        )
         for snapshot in segments:
             if snapshot.next_offset <= start or snapshot.base_offset >= end:
                 continue
             for header, batch in iter_file_batches(snapshot.log_path, snapshot.size):
                 self._check_abort()
                 if header.last_offset < start or header.base_offset >= end:
+                    continue
+                if header.attributes & CONTROL_MASK:
+                    txns.on_control_batch_read(header, read_end_txn_marker(batch, 0, header))
+                    continue
+                if txns.on_batch_read(header):
                     continue
                 for row in decode_rows(batch, 0, header):
                     offset = header.base_offset + row[0]
@@ -213,7 +214,10 @@ class Cleaner:
             OSError: a file could not be read or written.
         """
         end = self.build_offset_map(
-            to_clean.segments, to_clean.first_dirty_offset, to_clean.first_uncleanable_offset
+            to_clean.segments,
+            to_clean.first_dirty_offset,
+            to_clean.first_uncleanable_offset,
+            to_clean.aborted_transactions,
         )
         config = to_clean.log.config
         segments = [s for s in to_clean.segments if s.base_offset < end]
@@ -221,18 +225,15 @@ class Cleaner:
             s.base_offset: now_ms if s.next_offset > to_clean.first_dirty_offset else _mtime_ms(s.log_path)
             for s in segments
         }
-        horizon = {
-            base: ms if ms + config.delete_retention_ms > now_ms else None for base, ms in cleaned_ms.items()
-        }
         written: list[CleanedSegment] = []
         counts = [0, 0]
         try:
-            for group in group_segments_by_size(segments, config.segment_bytes, horizon):
+            for group in group_segments_by_size(segments, config.segment_bytes):
                 written.append(self._clean_group(to_clean, group, end, now_ms, cleaned_ms, counts))
         except BaseException:
             for cleaned in written:
-                cleaned.log_path.unlink(missing_ok=True)
-                cleaned.index_path.unlink(missing_ok=True)
+                for path in cleaned.paths:
+                    path.unlink(missing_ok=True)
             raise
         return CleanResult(end, written, counts[0], counts[1])
 
@@ -252,17 +253,25 @@ class Cleaner:
         index_path = directory / segment_file_name(base, INDEX_SUFFIX + CLEANED_SUFFIX)
         index_path.unlink(missing_ok=True)
         index = OffsetIndex(index_path, base, config.segment_index_bytes)
+        txn_index_path = directory / segment_file_name(base, TXN_INDEX_SUFFIX + CLEANED_SUFFIX)
+        txn_index_path.unlink(missing_ok=True)
+        txn_index = TransactionIndex(base, txn_index_path)
+        txns = CleanedTransactionMetadata(
+            [t for t in to_clean.aborted_transactions if t.last_offset >= base and t.first_offset < end],
+            txn_index,
+        )
+        batch_filter = CleanerBatchFilter(
+            self.offset_map, txns, to_clean.last_data_offsets, end, now_ms, config.delete_retention_ms, counts
+        )
         cleaned_ms = 0
         position = bytes_since_index_entry = 0
         try:
             with open(log_path, "wb") as out:
                 for snapshot in group:
-                    segment_cleaned_ms = cleaned_ms_of[snapshot.base_offset]
-                    cleaned_ms = max(cleaned_ms, segment_cleaned_ms)
-                    retain_deletes = segment_cleaned_ms + config.delete_retention_ms > now_ms
+                    cleaned_ms = max(cleaned_ms, cleaned_ms_of[snapshot.base_offset])
                     for header, batch in iter_file_batches(snapshot.log_path, snapshot.size):
                         self._check_abort()
-                        kept = self._filter_batch(header, batch, end, retain_deletes, counts)
+                        kept = batch_filter.filter(header, batch)
                         if kept is None:
                             continue
                         out.write(kept)
@@ -274,81 +283,49 @@ class Cleaner:
                 out.flush()
                 os.fsync(out.fileno())
             index.flush()
+            txn_index.flush()
         except BaseException:
             index.close()
-            log_path.unlink(missing_ok=True)
-            index_path.unlink(missing_ok=True)
+            txn_index.close()
+            for path in (log_path, index_path, txn_index_path):
+                path.unlink(missing_ok=True)
             raise
         index.close()
+        txn_index.close()
         stamp_ns = cleaned_ms * 1_000_000
         os.utime(log_path, ns=(stamp_ns, stamp_ns))
-        return CleanedSegment(base, log_path, index_path, tuple(group), position)
-
-    def _filter_batch(
-        self, header: BatchHeader, batch: bytes, end: int, retain_deletes: bool, counts: list[int]
-    ) -> bytes | None:
-        """The batch with only the records to retain: itself when all are, None when none is."""
-        if header.base_offset >= end:
-            counts[0] += header.records_count
-            counts[1] += header.records_count
-            return batch
-        rows = decode_rows(batch, 0, header)
-        kept = [
-            row for row in rows if self._should_retain(header.base_offset + row[0], row, end, retain_deletes)
-        ]
-        counts[0] += len(rows)
-        counts[1] += len(kept)
-        if len(kept) == len(rows):
-            return batch
-        return rebuild_compacted_batch(header, kept) if kept else None
-
-    def _should_retain(self, offset: int, row: list[Any], end: int, retain_deletes: bool) -> bool:
-        if offset >= end:
-            return True
-        key = row[2]
-        if key is None:
-            return False  # Kafka drops keyless records from compacted logs
-        latest = self.offset_map.get(key)
-        if latest > offset:
-            return False  # a later record has this key
-        return row[3] is not None or retain_deletes
+        return CleanedSegment(
+            base,
+            log_path,
+            index_path,
+            tuple(group),
+            position,
+            txn_index_path if txn_index_path.exists() else None,
+        )
 
 
 def group_segments_by_size(
-    segments: list[SegmentSnapshot],
-    max_size_bytes: int,
-    tombstone_cleaned_ms: dict[int, int | None] | None = None,
+    segments: list[SegmentSnapshot], max_size_bytes: int
 ) -> list[list[SegmentSnapshot]]:
     """Group consecutive segments whose total size fits ``max_size_bytes`` and whose offsets
     fit one segment (int32 relative offsets), as Kafka's ``groupSegmentsBySize``.
 
-    A group never mixes segments whose tombstones are still retained but were cleaned at
-    different times (``tombstone_cleaned_ms``: base offset -> cleaned time in ms, None
-    once ``delete.retention.ms`` passed): the cleaned file's mtime carries one time, so
-    merging would stretch or cut the retention of some tombstones.
-
     Returns:
         Non-empty groups, in order, covering every segment once.
     """
-    times = tombstone_cleaned_ms or {}
     groups: list[list[SegmentSnapshot]] = []
     size = 0
-    group_time: int | None = None
     for snapshot in segments:
-        time_ms = times.get(snapshot.base_offset)
         if (
             groups
             and size + snapshot.size <= max_size_bytes
             and snapshot.next_offset - 1 - groups[-1][0].base_offset <= INT32_MAX
-            and (time_ms is None or group_time is None or time_ms == group_time)
         ):
             groups[-1].append(snapshot)
             size += snapshot.size
-            group_time = group_time if time_ms is None else time_ms
         else:
             groups.append([snapshot])
             size = snapshot.size
-            group_time = time_ms
     return groups
 
 
@@ -523,7 +500,7 @@ class LogCleaner:
         cleaner = Cleaner(self._offset_map_capacity, self._abort)
         result = await loop.run_in_executor(None, cleaner.clean, to_clean, now_ms)
         log = to_clean.log
-        files = [path for c in result.cleaned for path in (c.log_path, c.index_path)]
+        files = [path for c in result.cleaned for path in c.paths]
         sources = [s.segment for c in result.cleaned for s in c.sources]
         if self._abort.is_set():
             await loop.run_in_executor(None, _delete_files, files, None)

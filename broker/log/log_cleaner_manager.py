@@ -20,6 +20,7 @@ from pathlib import Path
 
 from kafkette.broker.log.checkpoint import CorruptCheckpointError, OffsetCheckpointFile
 from kafkette.broker.log.log_segment import LogSegment
+from kafkette.broker.log.transaction_index import AbortedTxn
 from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.common.config_def import LONG_MAX
 from kafkette.protocol.record_batch import HEADER_SIZE, read_header
@@ -78,7 +79,8 @@ class LogToClean:
         first_dirty_offset: first offset not yet cleaned (checkpoint, or the log start).
         first_uncleanable_offset: first offset that may not be cleaned yet (active
             segment, high watermark, ``min.compaction.lag.ms``); set by ``compute_range``.
-        upper_bound_offset: min(active segment base offset, high watermark).
+        upper_bound_offset: min(active segment base offset, high watermark, first unstable
+            offset: the first offset of an open transaction, Kafka's ``firstUnstableOffset``).
         truncations: the log's truncation count at snapshot time (a change aborts).
         clean_bytes: bytes of segments wholly below the first dirty offset.
         cleanable_bytes: bytes of segments in [first dirty, first uncleanable).
@@ -87,6 +89,10 @@ class LogToClean:
         max_compaction_lag_ms: the log's ``max.compaction.lag.ms``.
         max_compaction_delay_ms: how long past ``max.compaction.lag.ms`` the oldest dirty
             record is (ms, 0 when none is); set by ``compute_range``.
+        aborted_transactions: the aborted transactions overlapping ``[log start, upper bound)``
+            (from the ``.txnindex`` files, taken on the event loop).
+        last_data_offsets: producer id -> last offset of its last data batch (Kafka's
+            ``lastDataOffset``): that batch is kept, emptied if need be, for the producer state.
     """
 
     tp: TopicPartition
@@ -102,6 +108,8 @@ class LogToClean:
     min_compaction_lag_ms: int = 0
     max_compaction_lag_ms: int = LONG_MAX
     max_compaction_delay_ms: int = 0
+    aborted_transactions: list[AbortedTxn] = field(default_factory=list)
+    last_data_offsets: dict[int, int] = field(default_factory=dict)
 
     @property
     def needs_compaction_now(self) -> bool:
@@ -259,6 +267,9 @@ class LogCleanerManager:
         upper = log.active_segment.base_offset
         if high_watermark is not None:
             upper = min(upper, high_watermark)
+        first_unstable = log.producer_state_manager.first_unstable_offset()
+        if first_unstable is not None:  # an open transaction's records are never cleaned
+            upper = min(upper, first_unstable)
         if first_dirty >= upper:
             return None
         segments = [SegmentSnapshot.of(s) for s in log.segments[:-1] if s.base_offset < upper]
@@ -274,6 +285,12 @@ class LogCleanerManager:
             min_cleanable_ratio=log.config.min_cleanable_dirty_ratio,
             min_compaction_lag_ms=log.config.min_compaction_lag_ms,
             max_compaction_lag_ms=log.config.max_compaction_lag_ms,
+            aborted_transactions=log.collect_aborted_transactions(log.log_start_offset, upper),
+            last_data_offsets={
+                producer_id: entry.batches[-1].last_offset
+                for producer_id, entry in log.producer_state_manager.entries.items()
+                if entry.batches
+            },
         )
 
     @staticmethod

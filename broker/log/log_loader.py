@@ -37,6 +37,7 @@ from kafkette.broker.log.log_segment import (
     LogSegment,
     segment_file_name,
 )
+from kafkette.broker.log.transaction_index import TXN_INDEX_SUFFIX
 from kafkette.protocol.record_batch import HEADER_SIZE, read_header
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -46,7 +47,7 @@ CLEANED_SUFFIX = ".cleaned"
 SWAP_SUFFIX = ".swap"
 DELETED_SUFFIX = ".deleted"
 STRAY_SUFFIXES = (".tmp", CLEANED_SUFFIX, DELETED_SUFFIX)
-SEGMENT_FILE_SUFFIXES = (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, ".txnindex")
+SEGMENT_FILE_SUFFIXES = (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX)
 INDEX_SUFFIXES = (INDEX_SUFFIX, TIME_INDEX_SUFFIX)
 
 
@@ -78,8 +79,10 @@ def complete_swaps(dir: Path, prefix: str) -> None:
     A ``<base>.log.swap`` holds a cleaned segment that replaces every segment whose base
     offset lies in ``[base, max(base + 1, its next offset))``: their files are deleted and
     the swap files are renamed into place (a missing ``.index.swap`` means the index is
-    rebuilt on open).  A lone ``<base>.index.swap`` is renamed into place when its
-    ``.log`` exists without an index (the swap got that far), and deleted otherwise.
+    rebuilt on open), with the ``.txnindex.cleaned`` or ``.txnindex.swap`` of the cleaned segment
+    (renamed after its ``.log.swap``).  A lone ``<base>.index.swap`` or ``.txnindex.swap`` is
+    renamed into place when its ``.log`` exists without that file (the swap got that far), and
+    deleted otherwise.
     """
     log_swaps = sorted(dir.glob(f"*{LOG_SUFFIX}{SWAP_SUFFIX}"))
     for log_swap in log_swaps:
@@ -94,12 +97,15 @@ def complete_swaps(dir: Path, prefix: str) -> None:
             name_stem, _, suffix = path.name.partition(".")
             if name_stem.isdigit() and "." + suffix in SEGMENT_FILE_SUFFIXES and base <= int(name_stem) < end:
                 path.unlink(missing_ok=True)
-        index_swap = dir / segment_file_name(base, INDEX_SUFFIX + SWAP_SUFFIX)
-        if index_swap.exists():
-            index_swap.replace(dir / segment_file_name(base, INDEX_SUFFIX))
+        for suffix in (INDEX_SUFFIX, TXN_INDEX_SUFFIX):
+            for pending in (SWAP_SUFFIX, CLEANED_SUFFIX if suffix == TXN_INDEX_SUFFIX else SWAP_SUFFIX):
+                companion = dir / segment_file_name(base, suffix + pending)
+                if companion.exists():
+                    companion.replace(dir / segment_file_name(base, suffix))
         log_swap.replace(dir / segment_file_name(base, LOG_SUFFIX))
         logger.info("%s Completed the swap of cleaned segment %d (offsets %d to %d)", prefix, base, base, end)
-    for index_swap in sorted(dir.glob(f"*{INDEX_SUFFIX}{SWAP_SUFFIX}")):
+    lone_swaps = [*dir.glob(f"*{INDEX_SUFFIX}{SWAP_SUFFIX}"), *dir.glob(f"*{TXN_INDEX_SUFFIX}{SWAP_SUFFIX}")]
+    for index_swap in sorted(lone_swaps):
         target = index_swap.with_name(index_swap.name.removesuffix(SWAP_SUFFIX))
         if target.with_suffix(LOG_SUFFIX).exists() and not target.exists():
             index_swap.replace(target)

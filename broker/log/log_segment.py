@@ -561,7 +561,7 @@ class LogSegment:
             size = header.size_in_bytes
             if header.magic != MAGIC:
                 reason = f"magic {header.magic}"
-            elif size < HEADER_SIZE or header.last_offset_delta < 0 or header.records_count < 1:
+            elif size < HEADER_SIZE or header.last_offset_delta < 0 or header.records_count < 0:
                 reason = f"invalid batch length {header.batch_length}"
             elif size > max_message_bytes:
                 reason = f"batch of {size} bytes exceeds max.message.bytes {max_message_bytes}"

@@ -354,9 +354,11 @@ class ProducerStateManager:
         self.unreplicated_txns[first_offset] = completed
         return completed
 
-    def take_snapshot(self, dir: Path, offset: int) -> Path:
+    def take_snapshot(self, dir: Path, offset: int, *, sync: bool = True) -> Path:
         """Write the producers to ``<dir>/<offset>.snapshot`` (blocking; ``offset`` = the log end
-        offset) and remove older snapshots (Kafka's ``ProducerStateManager.takeSnapshot``).
+        offset, or the base offset of a segment being rolled) (Kafka's
+        ``ProducerStateManager.takeSnapshot``); ``sync`` False skips the fsyncs (a roll on the
+        event loop: a snapshot a crash tears fails its CRC and an older one is used).
 
         Raises:
             OSError: the write failed.
@@ -376,24 +378,31 @@ class ProducerStateManager:
                     entry.current_txn_first_offset,
                 )
             )
-        return write_snapshot(dir, offset, entries)
+        return write_snapshot(dir, offset, entries, sync=sync)
 
     def _load_snapshot(self, log: UnifiedLog) -> int | None:
         """Load the latest usable snapshot of ``log`` (at an offset within [log start, recovery
-        point]); return its offset, or None when there is none.  Snapshots past the recovery point
-        (an unclean shutdown, or the log was truncated) are removed, as Kafka's loader does; a
-        corrupt one is removed and ignored (logged)."""
-        dir, bound = log.dir, min(log.log_end_offset, log.recovery_point)
-        delete_snapshots(dir, lambda offset: offset > bound)
-        offsets = [offset for offset in snapshot_offsets(dir) if offset >= log.log_start_offset]
-        if not offsets:
-            return None
-        path = snapshot_path(dir, offsets[-1])
-        try:
-            entries = read_snapshot(path)
-        except (CorruptSnapshotError, OSError) as exc:
-            logger.warning("Ignoring the producer state snapshot %s: %s", path, exc)
-            path.unlink(missing_ok=True)
+        point]); return its offset, or None when there is none.  Snapshots past the log end offset
+        (an unclean shutdown's recovery truncated the log, or a follower truncation) are removed,
+        as Kafka's ``truncateAndReload`` does; those between the recovery point and the log end are
+        kept but not used, so the replay covers every segment the loader recovered and rebuilds
+        their ``.txnindex`` (Kafka's ``LogLoader.recoverSegment`` replays each recovered segment
+        into a producer state rebuilt up to its base).  A corrupt one is removed and the one
+        before it tried (logged)."""
+        dir, end = log.dir, log.log_end_offset
+        delete_snapshots(dir, lambda offset: offset > end)
+        bound = min(end, log.recovery_point)
+        offsets = [offset for offset in snapshot_offsets(dir) if log.log_start_offset <= offset <= bound]
+        entries = None
+        while offsets and entries is None:
+            path = snapshot_path(dir, offsets[-1])
+            try:
+                entries = read_snapshot(path)
+            except (CorruptSnapshotError, OSError) as exc:  # e.g. a roll's snapshot torn by a crash
+                logger.warning("Ignoring the producer state snapshot %s: %s", path, exc)
+                path.unlink(missing_ok=True)
+                offsets.pop()
+        if entries is None:
             return None
         for snap in entries:
             entry = ProducerStateEntry(snap.producer_id, snap.producer_epoch)
@@ -416,8 +425,9 @@ class ProducerStateManager:
         return offsets[-1]
 
     def rebuild(self, log: UnifiedLog) -> None:
-        """Rebuild from ``log``'s latest snapshot and the batch headers after it, or without one
-        from the batch headers of its last two segments (blocking: one pread per 16 KiB of headers;
+        """Rebuild from ``log``'s latest snapshot at or below its recovery point and the batch headers
+        after it, or without one from the batch headers of the whole log (after an unclean
+        shutdown) or of its last two segments (blocking: one pread per 16 KiB of headers;
         payloads are skipped but for control batches, CRCs are the read path's job),
         re-appending to a segment's ``.txnindex`` the aborted transactions it lacks.
 
@@ -427,7 +437,9 @@ class ProducerStateManager:
         """
         self.clear()
         start = log.log_start_offset
-        segments = log.segments[-2:]
+        # without a snapshot: a recovered log is replayed from its start (Kafka's), a clean one
+        # from its last two segments (Kafka's reload of a log without snapshots after a clean shutdown)
+        segments = log.segments if log.recovery_point < log.log_end_offset else log.segments[-2:]
         snapshot_offset = self._load_snapshot(log)
         if snapshot_offset is not None:
             start = max(start, snapshot_offset)

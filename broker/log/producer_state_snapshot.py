@@ -66,16 +66,18 @@ def snapshot_offsets(dir: Path) -> list[int]:
     )
 
 
-def write_snapshot(dir: Path, offset: int, entries: list[SnapshotEntry]) -> Path:
-    """Write the snapshot at ``offset`` atomically (blocking) and remove the older ones.
+def write_snapshot(dir: Path, offset: int, entries: list[SnapshotEntry], *, sync: bool = True) -> Path:
+    """Write the snapshot at ``offset`` atomically (blocking).  Older ones are kept (a recovery
+    after an unclean shutdown loads the latest at or below its recovery point); they go with their
+    segments (``UnifiedLog`` retention), as Kafka's ``deleteProducerSnapshots``.  ``sync`` False:
+    renamed into place without the fsyncs (``write_file_atomically``'s ``durable``).
 
     Raises:
         OSError: the write failed.
     """
     body = _COUNT.pack(len(entries)) + b"".join(_ENTRY.pack(*entry) for entry in entries)
     path = snapshot_path(dir, offset)
-    write_file_atomically(path, _HEAD.pack(VERSION, crc32c.crc32c(body)) + body)
-    delete_snapshots(dir, lambda other: other < offset)
+    write_file_atomically(path, _HEAD.pack(VERSION, crc32c.crc32c(body)) + body, durable=sync)
     return path
 
 

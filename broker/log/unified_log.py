@@ -36,6 +36,7 @@ from kafkette.broker.log.log_loader import load_segments
 from kafkette.broker.log.log_segment import LogSegment, TimestampAndOffset
 from kafkette.broker.log.log_validator import check_control_batch_origin, validate_messages_and_assign_offsets
 from kafkette.broker.log.producer_state_manager import ProducerStateManager
+from kafkette.broker.log.producer_state_snapshot import delete_snapshots
 from kafkette.broker.log.transaction_index import AbortedTxn
 from kafkette.common.clock import SYSTEM_TIME, Time
 from kafkette.protocol.apis.list_offsets import MAX_TIMESTAMP
@@ -146,6 +147,7 @@ class UnifiedLog:
         self._epoch_checkpoint_version = leader_epoch_cache.version
         self._epoch_checkpoint_lock = asyncio.Lock()
         self.producer_state_manager = ProducerStateManager()
+        local_log.on_roll = self._take_producer_snapshot
         self._flush_task: asyncio.Task[None] | None = None
         self._flushing_stopped = False
 
@@ -218,6 +220,10 @@ class UnifiedLog:
                 leo,
             )
             log.truncate_fully_and_start_at(log._log_start_offset)
+        bases = {segment.base_offset for segment in segments}
+        # Kafka's removeStraySnapshots: a snapshot of a segment gone (merged by the cleaner), but the
+        # last one past every segment's base (the clean close's, at the log end)
+        delete_snapshots(dir, lambda offset: offset not in bases and offset < segments[-1].base_offset)
         try:
             log.producer_state_manager.rebuild(log)
         except ValueError as exc:
@@ -312,13 +318,13 @@ class UnifiedLog:
     @property
     def last_stable_offset(self) -> int:
         """The first unstable offset (smallest first offset of an open transaction, or of one whose
-        marker the HW has not passed) when below the high watermark, else the high watermark: a
-        READ_COMMITTED consumer reads up to it.
+        marker the HW has not passed) when below the high watermark, else the high watermark, and
+        never below the log start offset: a READ_COMMITTED consumer reads up to it.
 
         Kafka concept: ``UnifiedLog.lastStableOffset`` (KIP-98)."""
         first_unstable = self.producer_state_manager.first_unstable_offset()
         if first_unstable is not None and first_unstable < self._high_watermark:
-            return first_unstable
+            return max(first_unstable, self._log_start_offset)  # a transaction open below the start
         return self._high_watermark
 
     def collect_aborted_transactions(self, start_offset: int, upper_bound_offset: int) -> list[AbortedTxn]:
@@ -639,8 +645,22 @@ class UnifiedLog:
         self._maybe_request_flush()
 
     def roll(self, reason: str = "requested") -> LogSegment:
-        """Start a new active segment at the log end offset (``LocalLog.roll``)."""
+        """Start a new active segment at the log end offset (``LocalLog.roll``), which snapshots the
+        producer state at its base offset (``_take_producer_snapshot``)."""
         return self.local_log.roll(reason)
+
+    def _take_producer_snapshot(self, offset: int) -> None:
+        """Write the producer state snapshot at ``offset`` (the base offset of a segment just
+        rolled: the producer state covers every batch below it), so a recovery after an unclean
+        shutdown replays the log from there rather than from the last two segments' headers.
+
+        Kafka concept: ``UnifiedLog.roll`` -> ``ProducerStateManager.takeSnapshot``."""
+        try:
+            self.producer_state_manager.take_snapshot(self.dir, offset, sync=False)  # on the event loop
+        except OSError as exc:  # the recovery then replays from an older snapshot
+            logger.warning(
+                "%s Could not write the producer state snapshot at %d: %s", self.local_log.prefix, offset, exc
+            )
 
     # -------------------------------------------------------------------- reads
     def read(
@@ -825,8 +845,9 @@ class UnifiedLog:
         the log is larger than ``retention.bytes`` (-1 disables either; only when
         ``cleanup.policy`` contains ``delete``), then segments wholly below the log start
         offset (any policy).  Never the active segment, nor a segment holding an offset at
-        or above the high watermark.  Files are renamed ``.deleted``; the caller removes
-        them after ``file.delete.delay.ms``.  The log start offset moves to the first kept
+        or above the high watermark.  Files are renamed ``.deleted`` (the ``.txnindex`` with
+        the rest); the caller removes them after ``file.delete.delay.ms``.  The producer state
+        snapshots below the first kept segment are removed.  The log start offset moves to the first kept
         segment.
 
         Kafka concept: ``UnifiedLog.deleteOldSegments`` (retentionMs, retentionSize and
@@ -883,6 +904,7 @@ class UnifiedLog:
             return []
         renamed = self.local_log.remove_leading_segments(count, reason)
         new_start = self.local_log.segments[0].base_offset
+        delete_snapshots(self.dir, lambda offset: offset < new_start)  # Kafka's deleteProducerSnapshots
         if new_start > self._log_start_offset:
             self._set_log_start_offset(new_start)
         logger.info("%s Log start offset is now %d", self.local_log.prefix, self._log_start_offset)

@@ -145,6 +145,20 @@ async def _fetch(conn, isolation_level: int):
     return part, values
 
 
+async def _fetch_once_led(conn):
+    """A READ_COMMITTED fetch retried until the restarted broker leads the partition again (30 s)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while True:
+        try:
+            part, _ = await _fetch(conn, READ_COMMITTED)
+            return part
+        except AssertionError:
+            if loop.time() > deadline:
+                raise
+            await asyncio.sleep(0.2)
+
+
 async def _latest(conn, isolation_level: int) -> int:
     response = await conn.send(
         ListOffsetsRequest(
@@ -254,19 +268,35 @@ async def test_a_restarted_broker_keeps_the_last_stable_offset_and_the_txnindex(
     txn_cluster.start_broker(broker)
     assert txn_cluster.pid(broker) not in (None, pid_before)
     async with _connection(txn_cluster) as conn:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 30
-        while True:  # until the restarted broker leads the partition again
-            try:
-                part, _ = await _fetch(conn, READ_COMMITTED)
-                break
-            except AssertionError:
-                if loop.time() > deadline:
-                    raise
-                await asyncio.sleep(0.2)
+        part = await _fetch_once_led(conn)
         assert part.last_stable_offset == first_offset
         assert part.aborted_transactions == aborted_before
         assert index.stat().st_size == 2 * 34
         assert await _write_marker(conn, producer, commit=True) == {(TOPIC, 0): Errors.NONE}
+        part, _ = await _fetch(conn, READ_COMMITTED)
+        assert part.last_stable_offset == part.high_watermark
+
+
+async def test_a_broker_killed_with_an_open_transaction_recovers_its_lso_and_aborted_list(txn_cluster):
+    """kill -9 (no clean-shutdown marker, no producer state snapshot at close): the recovery
+    rebuilds the open transaction, the LSO and the aborted transactions from the log."""
+    async with _connection(txn_cluster) as conn:
+        opener, aborter = await _producer_id(conn), await _producer_id(conn)
+        first_offset = await _txn_produce(conn, opener, 0, b"left-open")
+        await _txn_produce(conn, aborter, 0, b"to-abort")
+        assert await _write_marker(conn, aborter, commit=False) == {(TOPIC, 0): Errors.NONE}
+        before, _ = await _fetch(conn, READ_COMMITTED)
+        assert before.last_stable_offset == first_offset
+        assert await _latest(conn, READ_COMMITTED) == first_offset
+    [broker] = txn_cluster.broker_ids
+    txn_cluster.stop_broker(broker, hard=True)
+    txn_cluster.start_broker(broker)
+    async with _connection(txn_cluster) as conn:
+        after = await _fetch_once_led(conn)
+        assert after.last_stable_offset == first_offset
+        assert after.high_watermark == before.high_watermark
+        assert after.aborted_transactions == before.aborted_transactions
+        assert await _latest(conn, READ_COMMITTED) == first_offset
+        assert await _write_marker(conn, opener, commit=False) == {(TOPIC, 0): Errors.NONE}
         part, _ = await _fetch(conn, READ_COMMITTED)
         assert part.last_stable_offset == part.high_watermark

@@ -1,4 +1,5 @@
-"""Helpers of the log cleaner's tests: a clock the test moves, and every record a log holds."""
+"""Helpers of the log cleaner's tests: a clock the test moves, and every batch and record a log
+holds."""
 
 from __future__ import annotations
 
@@ -18,16 +19,22 @@ class ManualClock:
         return self.now_ms
 
 
-def read_all_records(log: UnifiedLog) -> list[Record]:
-    """Every record of ``log`` from its start offset to its end, in offset order, following the
-    offset gaps compaction leaves (segment by segment)."""
-    out = []
+def iter_log_batches(log: UnifiedLog):
+    """Yield ``(data, position, header)`` for every batch of ``log`` from its start offset to its
+    end, in offset order, following the offset gaps compaction leaves (segment by segment)."""
     offset = log.log_start_offset
     while offset < log.log_end_offset:
         data = log.read(offset, 1 << 24).records
         if not data:
             break
         for position, header in iter_batches(data):
-            out.extend(r for r in decode_records(data, position, header) if r.offset >= offset)
+            yield data, position, header
             offset = header.next_offset
+
+
+def read_all_records(log: UnifiedLog) -> list[Record]:
+    """Every record of ``log`` from its start offset to its end, in offset order."""
+    out = []
+    for data, position, header in iter_log_batches(log):
+        out.extend(r for r in decode_records(data, position, header) if r.offset >= log.log_start_offset)
     return out

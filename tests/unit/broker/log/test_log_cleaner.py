@@ -23,9 +23,11 @@ from kafkette.protocol.record_batch import (
     COMPRESSION_NONE,
     COMPRESSION_SNAPPY,
     COMPRESSION_ZSTD,
+    DELETE_HORIZON_MASK,
     NAME_BY_CODEC,
     build_batch,
     build_kafka_batch,
+    decode_records,
     iter_batches,
 )
 from kafkette.protocol.topic_partition import TopicPartition
@@ -132,6 +134,22 @@ async def test_tombstones_are_kept_until_delete_retention_ms_after_cleaning_then
     assert [(r.key, r.value) for r in read_all_records(log)] == [
         (b"k%d" % i, b"v%d" % i) for i in range(5, 10)
     ] + [(b"other", b"2")]
+
+
+async def test_a_batch_keeping_tombstones_gets_its_delete_horizon_and_keeps_its_timestamps(tmp_path):
+    clock = ManualClock()
+    log = _open(tmp_path, _config(min_cleanable_dirty_ratio=0.0))
+    _append(log, [(b"k1", b"v"), (b"k2", None)], timestamp_ms=START_MS - 5)  # KIP-534
+    log.roll()
+    assert await _cleaner(tmp_path, {TP: log}, clock).clean_once()
+    [(position, header)] = list(iter_batches(data := log.read(0, 1 << 20).records))
+    assert header.attributes & DELETE_HORIZON_MASK
+    assert header.base_timestamp == START_MS + RETENTION_MS
+    records = decode_records(data, position, header)
+    assert [(r.key, r.value, r.timestamp) for r in records] == [
+        (b"k1", b"v", START_MS - 5),
+        (b"k2", None, START_MS - 5),
+    ]
 
 
 async def test_min_compaction_lag_ms_keeps_young_segments_uncleaned(tmp_path):
@@ -345,7 +363,7 @@ def test_swap_files_left_by_a_crash_complete_the_swap_at_load(tmp_path):
         reopened.close()
 
 
-def test_segments_are_grouped_up_to_segment_bytes_without_mixing_tombstone_clean_times(tmp_path):
+def test_segments_are_grouped_up_to_segment_bytes(tmp_path):
     log = _open(tmp_path, _config(segment_bytes=600))
     _write_updates(log, 150, 6)
     log.roll()
@@ -354,10 +372,7 @@ def test_segments_are_grouped_up_to_segment_bytes_without_mixing_tombstone_clean
     groups = group_segments_by_size(snapshots, 2 * max(sizes))
     assert [s for g in groups for s in g] == snapshots
     assert all(sum(s.size for s in g) <= 2 * max(sizes) for g in groups) and len(groups) < len(snapshots)
-    times = {s.base_offset: i for i, s in enumerate(snapshots)}
-    assert all(len(g) == 1 for g in group_segments_by_size(snapshots, 1 << 30, times))
-    expired = dict.fromkeys(times)
-    assert len(group_segments_by_size(snapshots, 1 << 30, expired)) == 1
+    assert len(group_segments_by_size(snapshots, 1 << 30)) == 1
 
 
 def test_aborted_cleaning_raises_and_leaves_no_cleaned_files(tmp_path):

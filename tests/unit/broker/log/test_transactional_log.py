@@ -24,9 +24,10 @@ from kafkette.protocol.errors import (
 )
 from kafkette.protocol.record_batch import CRC_OFFSET, CorruptRecordError, build_kafka_batch, compute_crc
 from kafkette.protocol.topic_partition import TopicPartition
+from tests.unit.broker.log.transactional_batches import NOW_MS, append_marker
+from tests.unit.broker.log.transactional_batches import txn_batch as _txn_batch
 
 TP = TopicPartition("payments", 0)
-NOW_MS = 1_700_000_000_000
 
 
 def _open(path, clean=True) -> UnifiedLog:
@@ -35,21 +36,8 @@ def _open(path, clean=True) -> UnifiedLog:
     )
 
 
-def _txn_batch(producer_id, sequence, records=2, transactional=True):
-    return build_kafka_batch(
-        [(b"k", b"v", None, NOW_MS)] * records,
-        producer_id=producer_id,
-        producer_epoch=0,
-        base_sequence=sequence,
-        transactional=transactional,
-    )
-
-
 def _marker(log, producer_id, control_type, coordinator_epoch=0):
-    batch = build_end_txn_marker_batch(
-        producer_id, 0, EndTransactionMarker(control_type, coordinator_epoch), NOW_MS
-    )
-    return log.append_as_leader(batch, 0, AppendOrigin.COORDINATOR)
+    return append_marker(log, producer_id, control_type, coordinator_epoch)
 
 
 def _replicate(log):
@@ -193,8 +181,10 @@ def test_a_transaction_opened_before_the_last_two_segments_survives_a_clean_rest
         log.roll()
         log.append_as_leader(_txn_batch(8, sequence, records=1, transactional=False), 0)
     log.flush_sync()
-    log.close()  # writes the snapshot at the log end offset
-    assert [p.name for p in (tmp_path / "payments-0").glob("*.snapshot")] == ["00000000000000000005.snapshot"]
+    log.close()  # writes the snapshot at the log end offset, after those of the three rolls
+    assert sorted(p.name for p in (tmp_path / "payments-0").glob("*.snapshot")) == [
+        f"{offset:020d}.snapshot" for offset in (2, 3, 4, 5)
+    ]
     reopened = _open(tmp_path)
     reopened.update_high_watermark(5)
     assert reopened.last_stable_offset == 0
