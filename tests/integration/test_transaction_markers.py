@@ -43,13 +43,20 @@ pytestmark = pytest.mark.timeout(120)
 HOST = "127.0.0.1"
 TOPIC = "txn-markers"
 READ_UNCOMMITTED, READ_COMMITTED = 0, 1
+UNVERIFIED_PRODUCE_VERSION = 11  # the last before the leader adds partitions itself (KIP-890 part 2)
 
 
 @pytest.fixture(scope="module")
 def txn_cluster(tmp_path_factory: pytest.TempPathFactory):
-    """One broker shared by this module's tests, which run in order on one topic."""
+    """One broker shared by this module's tests, which run in order on one topic.  The markers are
+    written by hand here (no coordinator knows these transactions), so the leaders' transaction
+    verification (KIP-890) is off and Produce goes at v11 (from v12 a leader adds the partition to
+    the transaction with its coordinator whatever the config)."""
     with LocalCluster(
-        num_brokers=1, data_dir=tmp_path_factory.mktemp("txn-markers"), kafka_protocol=True
+        num_brokers=1,
+        data_dir=tmp_path_factory.mktemp("txn-markers"),
+        kafka_protocol=True,
+        broker_configs={"transaction.partition.verification.enable": "false"},
     ) as cluster:
         yield cluster
 
@@ -80,7 +87,8 @@ async def _produce(conn: BrokerConnection, batch: bytes) -> tuple[int, int]:
             topic_data=[
                 ProduceTopicData(name=TOPIC, partition_data=[ProducePartitionData(index=0, records=batch)])
             ],
-        )
+        ),
+        api_version=UNVERIFIED_PRODUCE_VERSION,
     )
     [part] = response.responses[0].partition_responses
     return part.error_code, part.base_offset
