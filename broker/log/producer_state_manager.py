@@ -141,13 +141,13 @@ class ProducerStateManager:
         )
 
     def maybe_create_verification_state_entry(
-        self, producer_id: int, sequence: int, epoch: int, now_ms: int = 0
+        self, producer_id: int, sequence: int, epoch: int
     ) -> VerificationStateEntry:
         """The producer's verification state, created with a new guard when it has none (a retry keeps
         the guard it already has: Kafka's ``ProducerStateManager.maybeCreateVerificationStateEntry``)."""
         entry = self.verification_states.get(producer_id)
         if entry is None:
-            entry = VerificationStateEntry(VerificationGuard(), sequence, epoch, now_ms)
+            entry = VerificationStateEntry(VerificationGuard(), sequence, epoch)
             self.verification_states[producer_id] = entry
         else:
             entry.maybe_update_lowest_sequence_and_epoch(sequence, epoch)
@@ -161,12 +161,6 @@ class ProducerStateManager:
     def clear_verification_state_entry(self, producer_id: int) -> None:
         """Drop the producer's guard: its transaction started here, or a marker closed it."""
         self.verification_states.pop(producer_id, None)
-
-    def remove_expired_verification_states(self, now_ms: int, max_age_ms: int) -> None:
-        """Drop guards older than ``max_age_ms`` (a verified batch that never came)."""
-        for producer_id, entry in list(self.verification_states.items()):
-            if now_ms - entry.timestamp_ms >= max_age_ms:
-                del self.verification_states[producer_id]
 
     def first_unstable_offset(self) -> int | None:
         """The smallest first offset of an ongoing transaction or of a completed one whose marker
@@ -363,12 +357,12 @@ class ProducerStateManager:
         elif header.producer_epoch < entry.producer_epoch and marker is None:
             return None
         if marker is not None:
-            self.verification_states.pop(header.producer_id, None)  # a verified batch can no longer start one
+            self.clear_verification_state_entry(header.producer_id)  # a verified batch starts none now
             return self._end_txn(entry, first_offset, marker)
         if is_transactional_batch(header) and entry.current_txn_first_offset < 0:
             entry.current_txn_first_offset = first_offset
             self.ongoing_txns[first_offset] = header.producer_id
-            self.verification_states.pop(header.producer_id, None)  # the transaction began
+            self.clear_verification_state_entry(header.producer_id)  # the transaction began
         entry.batches.append(
             BatchMetadata(
                 header.base_sequence,

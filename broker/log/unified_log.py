@@ -565,10 +565,9 @@ class UnifiedLog:
         ``UnifiedLog.maybeStartTransactionVerification``, KIP-890)."""
         if self.has_ongoing_transaction(producer_id, epoch):
             return VerificationGuard.SENTINEL
-        state = self.producer_state_manager.maybe_create_verification_state_entry(
-            producer_id, sequence, epoch, int(self.time.milliseconds())
-        )
-        return state.verification_guard
+        return self.producer_state_manager.maybe_create_verification_state_entry(
+            producer_id, sequence, epoch
+        ).verification_guard
 
     def _check_verification(self, headers: list[BatchHeader], verification_guard: VerificationGuard) -> None:
         """Kafka's ``batchMissingRequiredVerification`` in ``analyzeAndValidateProducerState``.

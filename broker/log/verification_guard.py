@@ -32,11 +32,7 @@ class VerificationGuard:
     def verify(self, verifying_guard: VerificationGuard | None) -> bool:
         """Whether ``verifying_guard`` (the one a Produce request holds) is this guard and not SENTINEL
         (Kafka's ``VerificationGuard.verify``)."""
-        return (
-            verifying_guard is not None
-            and verifying_guard is not VerificationGuard.SENTINEL
-            and (verifying_guard is self)
-        )
+        return verifying_guard is self and self is not VerificationGuard.SENTINEL
 
     def __repr__(self) -> str:
         return (
@@ -58,7 +54,6 @@ class VerificationStateEntry:
     verification_guard: VerificationGuard
     lowest_sequence: int
     epoch: int
-    timestamp_ms: int = 0
 
     def maybe_update_lowest_sequence_and_epoch(self, sequence: int, epoch: int) -> None:
         """A newer epoch replaces the sequence; the same epoch keeps the lower one."""

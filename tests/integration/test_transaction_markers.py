@@ -15,7 +15,6 @@ import pytest
 
 from kafkette.client import AdminClient, LocalCluster, NewTopic
 from kafkette.common.network.connection import BrokerConnection
-from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.apis.list_offsets import (
     LATEST_TIMESTAMP,
     ListOffsetsPartition,
@@ -36,6 +35,7 @@ from kafkette.protocol.control_record import (
 )
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.record_batch import CONTROL_MASK, build_kafka_batch, decode_records, iter_batches
+from tests.integration.transaction_requests import fetch_from_start
 from tests.peers.kafka_peer import KafkaPeer
 
 pytestmark = pytest.mark.timeout(120)
@@ -129,22 +129,7 @@ async def _write_marker(conn, producer, commit: bool, coordinator_epoch: int = 0
 
 
 async def _fetch(conn, isolation_level: int):
-    response = await conn.send(
-        FetchRequest(
-            replica_id=-1,
-            max_wait_ms=0,
-            min_bytes=0,
-            isolation_level=isolation_level,
-            max_bytes=1 << 20,
-            topics=[
-                FetchTopic(
-                    topic=TOPIC,
-                    partitions=[FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=1 << 20)],
-                )
-            ],
-        )
-    )
-    [part] = response.responses[0].partitions
+    part = await fetch_from_start(conn, TOPIC, 0, isolation_level)
     assert part.error_code == Errors.NONE
     values = []
     for pos, header in iter_batches(part.records or b""):
