@@ -305,14 +305,6 @@ class AddPartitionsToTxnManager:
                 api_version=BROKER_REQUEST_VERSION,
                 timeout_ms=self._request_timeout_ms,
             )
-        except (KafkaConnectionError, KafkaTimeoutError, OSError) as exc:
-            logger.warning("%s AddPartitionsToTxnRequest failed for node %d: %r", self._prefix, node, exc)
-            await self._connections.drop(node)
-            batch.fail_all(Errors.NETWORK_EXCEPTION)
-        except asyncio.CancelledError:
-            batch.fail_all(Errors.NETWORK_EXCEPTION)
-            raise
-        else:
             if response.error_code != 0:
                 logger.error(
                     "%s AddPartitionsToTxnRequest for node %d returned with error %s",
@@ -322,6 +314,17 @@ class AddPartitionsToTxnManager:
                 )
             for txn_id, errors in partition_errors(response, batch.transactions, batch.operation).items():
                 _resolve(batch.futures[txn_id], errors)
+        except (KafkaConnectionError, KafkaTimeoutError, OSError) as exc:
+            logger.warning("%s AddPartitionsToTxnRequest failed for node %d: %r", self._prefix, node, exc)
+            await self._connections.drop(node)
+            batch.fail_all(Errors.NETWORK_EXCEPTION)
+        except asyncio.CancelledError:
+            batch.fail_all(Errors.NETWORK_EXCEPTION)
+            raise
+        except Exception:  # an answer that does not decode or read: what is unanswered is not verified
+            logger.exception("%s AddPartitionsToTxnRequest to node %d failed", self._prefix, node)
+            await self._connections.drop(node)
+            batch.fail_all(Errors.NETWORK_EXCEPTION)
         finally:
             self._inflight.discard(node)
         self._maybe_send(node)
