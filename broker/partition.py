@@ -26,6 +26,7 @@ from kafkette.broker.log.append_origin import AppendOrigin
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.log.unified_log import LogAppendInfo, UnifiedLog
+from kafkette.broker.log.verification_guard import VerificationGuard
 from kafkette.protocol.apis.alter_partition import AlterPartitionResponsePartition
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState
 from kafkette.protocol.errors import (
@@ -294,7 +295,11 @@ class Partition:
         return min(configured, max(1, len(self.assigned_replicas)))
 
     def append_records_to_leader(
-        self, records: bytearray, required_acks: int, origin: AppendOrigin = AppendOrigin.CLIENT
+        self,
+        records: bytearray,
+        required_acks: int,
+        origin: AppendOrigin = AppendOrigin.CLIENT,
+        verification_guard: VerificationGuard | None = None,
     ) -> LogAppendInfo:
         """Append producer batches as leader (Kafka's ``Partition.appendRecordsToLeader``): the
         min ISR check here, everything else in ``UnifiedLog.append_as_leader``; then the high
@@ -304,6 +309,8 @@ class Partition:
             records: the batches of one Produce partition (offsets written in place).
             required_acks: the request's acks (-1, 0 or 1).
             origin: ``AppendOrigin.COORDINATOR`` for transaction markers, else ``CLIENT``.
+            verification_guard: the request's transaction verification guard (KIP-890; None: not
+                verified, see ``UnifiedLog.append_as_leader``).
 
         Returns:
             The log's LogAppendInfo (a retried batch's original offsets when it was a duplicate).
@@ -313,7 +320,8 @@ class Partition:
             NotEnoughReplicasError: acks=-1 and ISR smaller than ``min.insync.replicas``.
             CorruptRecordError, InvalidRecordError, InvalidTimestampError, MessageTooLargeError,
             UnsupportedCompressionTypeError, InvalidProducerEpochError,
-            OutOfOrderSequenceNumberError, DuplicateSequenceNumberError: from the log.
+            OutOfOrderSequenceNumberError, DuplicateSequenceNumberError, InvalidTxnStateError: from
+                the log.
         """
         log = self.leader_log()
         if required_acks == -1 and len(self.isr) < self.min_insync_replicas:
@@ -321,9 +329,20 @@ class Partition:
                 f"The size of the current ISR {self.isr} is insufficient to satisfy the min.isr requirement "
                 f"of {self.min_insync_replicas} for partition {self.tp}"
             )
-        info = log.append_as_leader(records, self.leader_epoch, origin)
+        info = log.append_as_leader(records, self.leader_epoch, origin, verification_guard)
         self.maybe_increment_leader_high_watermark()
         return info
+
+    def maybe_start_transaction_verification(
+        self, producer_id: int, sequence: int, producer_epoch: int
+    ) -> VerificationGuard:
+        """The leader log's guard for verifying the producer's transaction here (Kafka's
+        ``Partition.maybeStartTransactionVerification``, KIP-890): SENTINEL when it has one open.
+
+        Raises:
+            NotLeaderOrFollowerError, KafkaStorageError: not the leader / the log is offline.
+        """
+        return self.leader_log().maybe_start_transaction_verification(producer_id, sequence, producer_epoch)
 
     def check_enough_replicas_reach_offset(self, required_offset: int) -> tuple[bool, Errors]:
         """For acks=-1: has the high watermark reached ``required_offset``?

@@ -33,10 +33,17 @@ from kafkette.broker.log.append_origin import AppendOrigin
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.log.transaction_index import AbortedTxn
+from kafkette.broker.log.verification_guard import VerificationGuard
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.partition import Partition
 from kafkette.broker.purgatory import DelayedOperationPurgatory
 from kafkette.broker.replication_quota_manager import FOLLOWER, LEADER, ReplicationQuotaManager
+from kafkette.broker.transaction.add_partitions_to_txn_manager import (
+    AddPartitionsToTxnManager,
+    TransactionSupportedOperation,
+    produce_error_for,
+)
+from kafkette.broker.transaction_verification import transactional_batch_info, verify_transactional_partitions
 from kafkette.common.config_def import LONG_MAX
 from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.common.topic_names import INTERNAL_TOPICS
@@ -138,6 +145,8 @@ class ReplicaManager:
         self._clock_ms = lambda: int(time_source.monotonic_ms())
         self._state_lock = asyncio.Lock()
         self._prefix = f"[ReplicaManager broker={self.broker_id}]"
+        self.add_partitions_to_txn_manager: AddPartitionsToTxnManager | None = None  # set by the server
+        self.transaction_partition_verification_enable = config.transaction_partition_verification_enable
         if log_manager.cleaner is not None:
             log_manager.cleaner.high_watermark = self.cleanable_high_watermark
 
@@ -255,6 +264,76 @@ class ReplicaManager:
 
     # ----- produce ------------------------------------------------------------------
 
+    def update_transaction_verification(self, config: KafkaConfig) -> None:
+        """Take a dynamic ``transaction.partition.verification.enable`` (cluster-wide in Kafka)."""
+        self.transaction_partition_verification_enable = config.transaction_partition_verification_enable
+
+    async def handle_produce_append(
+        self,
+        timeout_ms: int,
+        required_acks: int,
+        entries: dict[TopicPartition, bytes],
+        transactional_id: str | None,
+        operation: TransactionSupportedOperation,
+        *,
+        internal_topics_allowed: bool = False,
+    ) -> dict[TopicPartition, ProducePartitionStatus]:
+        """A client's Produce: transactional batches verified with their coordinator first (KIP-890),
+        then ``append_records`` of the partitions that passed.
+
+        A request's transactional batches for partitions where their producer has no transaction
+        open are checked with the transactional id's coordinator (AddPartitionsToTxn v4+,
+        ``verify_only`` unless ``operation`` is ADD_PARTITION) when
+        ``transaction.partition.verification.enable`` (or ADD_PARTITION); a partition that fails
+        answers ``produce_error_for``'s error (INVALID_TXN_STATE "Partition was not added to the
+        transaction", NOT_ENOUGH_REPLICAS for a coordinator that could not answer, ...) and nothing
+        of it is appended.  The others append with their verification guard, so a batch verified
+        before an abort marker landed cannot start a transaction after it.
+
+        Args:
+            timeout_ms, required_acks, entries, internal_topics_allowed: as ``append_records``.
+            transactional_id: the request's (None: nothing is verified).
+            operation: from the request's version
+                (``produce_request_version_to_transaction_supported_operation``).
+
+        Returns:
+            ``{tp: ProducePartitionStatus}`` for every partition of ``entries``.
+
+        Raises:
+            InvalidProducerIdMappingError: transactional batches of more than one producer.
+        """
+        manager = self.add_partitions_to_txn_manager
+        enabled = self.transaction_partition_verification_enable
+        producer, batch_info = (None, {}) if transactional_id is None else transactional_batch_info(entries)
+        if producer is None or manager is None or not (enabled or operation.supports_epoch_bump):
+            return await self.append_records(
+                timeout_ms, required_acks, entries, internal_topics_allowed=internal_topics_allowed
+            )
+        errors, guards = await verify_transactional_partitions(
+            manager,
+            self.get_partition_or_error,
+            transactional_id,
+            producer,
+            batch_info,
+            operation,
+            retry_backoff_ms=self.config.add_partitions_to_txn_retry_backoff_ms,
+            retry_timeout_ms=min(
+                self.config.add_partitions_to_txn_retry_backoff_max_ms, self.config.request_timeout_ms
+            ),
+        )
+        statuses: dict[TopicPartition, ProducePartitionStatus] = {}
+        for tp, error in errors.items():
+            code, message = produce_error_for(error, operation)
+            statuses[tp] = ProducePartitionStatus(-1, -1, code, pending=False, error_message=message)
+        appended = await self.append_records(
+            timeout_ms,
+            required_acks,
+            {tp: records for tp, records in entries.items() if tp not in errors},
+            internal_topics_allowed=internal_topics_allowed,
+            verification_guards=guards if enabled else None,
+        )
+        return {tp: appended[tp] if tp in appended else statuses[tp] for tp in entries}
+
     async def append_records(
         self,
         timeout_ms: int,
@@ -263,6 +342,7 @@ class ReplicaManager:
         *,
         internal_topics_allowed: bool = False,
         origin: AppendOrigin = AppendOrigin.CLIENT,
+        verification_guards: Mapping[TopicPartition, VerificationGuard] | None = None,
     ) -> dict[TopicPartition, ProducePartitionStatus]:
         """Append producer batches to the leaders here; wait for the ISR when acks=-1.
 
@@ -276,6 +356,8 @@ class ReplicaManager:
                 internal topic <name>" (Kafka's ``ReplicaManager.appendRecords``).
             origin: ``AppendOrigin.COORDINATOR`` for transaction markers (control batches, which a
                 ``CLIENT`` append may not carry).
+            verification_guards: with transaction verification on, each partition's guard (a
+                partition left out: SENTINEL; see ``UnifiedLog.append_as_leader``); None: off.
 
         Returns:
             ``{tp: ProducePartitionStatus}`` with base offset and error (and message) per partition.
@@ -288,7 +370,12 @@ class ReplicaManager:
                 if not internal_topics_allowed and tp.topic in INTERNAL_TOPICS:
                     self._refuse_internal_topic(tp, "Cannot append to internal topic")
                 partition = self.get_partition_or_error(tp)
-                info = partition.append_records_to_leader(bytearray(records), required_acks, origin)
+                guard = (
+                    None
+                    if verification_guards is None
+                    else verification_guards.get(tp, VerificationGuard.SENTINEL)
+                )
+                info = partition.append_records_to_leader(bytearray(records), required_acks, origin, guard)
                 log = partition.log
                 statuses[tp] = ProducePartitionStatus(
                     info.last_offset + 1,

@@ -50,10 +50,12 @@ from kafkette.broker.sasl_listener_config import enabled_mechanisms, sasl_listen
 from kafkette.broker.scram_credential_cache import ScramCredentialCache
 from kafkette.broker.server_logging import configure_logging, kafka_logs_dir
 from kafkette.broker.ssl_listener_config import ssl_listener_options
+from kafkette.broker.transaction.add_partitions_to_txn_manager import AddPartitionsToTxnManager
 from kafkette.broker.transaction.transaction_coordinator_service import (
     TransactionCoordinatorService,
     build_transaction_coordinator,
 )
+from kafkette.broker.transaction.transaction_state_manager import partition_for
 from kafkette.broker.transaction.transaction_state_topic import transaction_state_topic
 from kafkette.common.client_quota_entity import CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE
 from kafkette.common.kafka_scheduler import KafkaScheduler
@@ -160,6 +162,7 @@ class KafkaServer:
         self.auto_topic_creation_manager: AutoTopicCreationManager | None = None
         self.group_coordinator: GroupCoordinator | None = None
         self.transaction_coordinator: TransactionCoordinatorService | None = None
+        self.add_partitions_to_txn_manager: AddPartitionsToTxnManager | None = None
         self.controller = None
         self.socket_server: SocketServer | None = None
         self.kafka_socket_servers: list[SocketServer] = []  # listeners speaking Kafka's protocol
@@ -272,6 +275,15 @@ class KafkaServer:
             self._transaction_partition_count,
             self.scheduler.time.milliseconds,
         )
+        self.add_partitions_to_txn_manager = AddPartitionsToTxnManager(
+            self.broker_id,
+            self.metadata_cache,
+            lambda transactional_id: partition_for(transactional_id, self._transaction_partition_count()),
+            security=self.config.inter_broker_security,
+            request_timeout_ms=self.config.request_timeout_ms,
+        )
+        self.replica_manager.add_partitions_to_txn_manager = self.add_partitions_to_txn_manager
+        self.dynamic_config.add_reconfigurable(self.replica_manager.update_transaction_verification)
         quota_window = (self.config.quota_window_num, self.config.quota_window_size_seconds * 1000)
         apis = KafkaApis(
             ApisContext(
@@ -424,6 +436,8 @@ class KafkaServer:
             await step("group coordinator", self.group_coordinator.stop())
         if self.transaction_coordinator is not None:
             await step("transaction coordinator", self.transaction_coordinator.stop())
+        if self.add_partitions_to_txn_manager is not None:
+            await step("add partitions to txn manager", self.add_partitions_to_txn_manager.close())
         if self.replica_manager is not None:
             await step("replica manager", self.replica_manager.stop())
         await step("alter partition manager", self.alter_partition_manager.stop())

@@ -6,8 +6,10 @@ closes the connection when a partition failed.  Before anything, as Kafka's
 order until one is transactional: a batch size or magic Kafka's batch iterator refuses there fails
 the whole request with CORRUPT_MESSAGE, and transactional batches in a request without a
 transactional id answer TRANSACTIONAL_ID_AUTHORIZATION_FAILED, both for every partition (once, however
-often it is listed: ``ProduceRequest.getErrorResponse``), as Kafka does (Kafkette has no transactions:
-a request with a transactional id is appended as is).
+often it is listed: ``ProduceRequest.getErrorResponse``), as Kafka does.  Transactional batches are
+verified with their coordinator before the append (KIP-890, ``ReplicaManager.handle_produce_append``:
+a partition not in the transaction answers INVALID_TXN_STATE; v12+ adds it instead); batches of two
+producers in one request fail it with INVALID_PRODUCER_ID_MAPPING.
 A partition the metadata does not have is UNKNOWN_TOPIC_OR_PARTITION before any other check (Kafka's
 ``metadataCache.contains`` comes first); a null ``records`` is INVALID_REQUEST; then Kafka's
 ``ProduceRequest.validateRecords``: not exactly one whole batch of magic 2 is INVALID_RECORD, a
@@ -22,7 +24,8 @@ From v10 (KIP-951) a NOT_LEADER_OR_FOLLOWER partition carries its ``current_lead
 knows it (its own replica's leader and epoch, else the metadata's; -1 and -1 when neither knows one),
 and the answer the ``node_endpoints`` of those leaders that are alive, on the listener the request
 came in on.  v11 and v12 (KIP-890) change nothing for a producer outside a transaction (an idempotent
-one included); a transactional batch is appended as at every version.  From v13 (KIP-516) topics are
+one included); for a transactional one they choose the verification (v11 TRANSACTION_ABORTABLE passes
+to the client, v12 the leader adds the partition to the transaction).  From v13 (KIP-516) topics are
 named by id: an id no topic has is UNKNOWN_TOPIC_ID for each of its partitions, and every answer
 names its topic by the id it was asked by.  A producer over its ``producer_byte_rate`` quota
 (KIP-13, KIP-55; the bytes of its record sets, per user and client id) gets the answer at once with
@@ -37,6 +40,9 @@ from typing import TYPE_CHECKING
 
 from kafkette.broker.apis.current_leader import current_leader
 from kafkette.broker.client_quota_manager import principal_name
+from kafkette.broker.transaction.add_partitions_to_txn_manager import (
+    produce_request_version_to_transaction_supported_operation,
+)
 from kafkette.common.network.socket_server import CLOSE_CONNECTION, CloseConnectionResponse, NoOpResponse
 from kafkette.protocol.apis.produce import (
     PRODUCE_TOPIC_ID_VERSION,
@@ -48,7 +54,7 @@ from kafkette.protocol.apis.produce import (
     ProduceResponse,
     ProduceTopicResponse,
 )
-from kafkette.protocol.errors import Errors
+from kafkette.protocol.errors import Errors, InvalidProducerIdMappingError
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.kafka_error_responses import produce_error_response
 from kafkette.protocol.kafka_schema import ZERO_UUID
@@ -143,16 +149,21 @@ async def handle(
                     entries[tp] = records  # listed twice: the last one (Kafka's map)
                 else:
                     errors[tp] = problem
-    statuses = (
-        await ctx.replica_manager.append_records(
-            request.timeout_ms,
-            request.acks,
-            entries,
-            internal_topics_allowed=header.client_id == ADMIN_CLIENT_ID,
+    try:
+        statuses = (
+            await ctx.replica_manager.handle_produce_append(
+                request.timeout_ms,
+                request.acks,
+                entries,
+                request.transactional_id,
+                produce_request_version_to_transaction_supported_operation(version),
+                internal_topics_allowed=header.client_id == ADMIN_CLIENT_ID,
+            )
+            if entries
+            else {}
         )
-        if entries
-        else {}
-    )
+    except InvalidProducerIdMappingError as exc:  # Kafka: the whole request fails
+        return _error_for_all(request, Errors.INVALID_PRODUCER_ID_MAPPING, str(exc))
     throttle_time_ms = ctx.produce_quotas.record_and_get_throttle_time_ms(
         principal_name(header.principal),
         header.client_id or "",

@@ -41,6 +41,7 @@ from kafkette.broker.log.producer_state_snapshot import (
     write_snapshot,
 )
 from kafkette.broker.log.transaction_index import AbortedTxn, TransactionIndex
+from kafkette.broker.log.verification_guard import VerificationGuard, VerificationStateEntry
 from kafkette.protocol.control_record import (
     ControlRecordType,
     EndTransactionMarker,
@@ -120,12 +121,46 @@ class ProducerStateManager:
         self.entries: dict[int, ProducerStateEntry] = {}
         self.ongoing_txns: dict[int, int] = {}  # first offset -> producer id, in offset order
         self.unreplicated_txns: dict[int, CompletedTxn] = {}  # first offset -> txn, marker >= HW
+        self.verification_states: dict[int, VerificationStateEntry] = {}  # producer id -> (KIP-890)
 
     def clear(self) -> None:
         """Forget every producer and transaction (the log was emptied)."""
         self.entries.clear()
         self.ongoing_txns.clear()
         self.unreplicated_txns.clear()
+        self.verification_states.clear()
+
+    def has_ongoing_transaction(self, producer_id: int, producer_epoch: int) -> bool:
+        """Whether ``producer_id`` at ``producer_epoch`` has a transaction open on the partition
+        (Kafka's ``UnifiedLog.hasOngoingTransaction``)."""
+        entry = self.entries.get(producer_id)
+        return (
+            entry is not None
+            and entry.current_txn_first_offset >= 0
+            and entry.producer_epoch == producer_epoch
+        )
+
+    def maybe_create_verification_state_entry(
+        self, producer_id: int, sequence: int, epoch: int
+    ) -> VerificationStateEntry:
+        """The producer's verification state, created with a new guard when it has none (a retry keeps
+        the guard it already has: Kafka's ``ProducerStateManager.maybeCreateVerificationStateEntry``)."""
+        entry = self.verification_states.get(producer_id)
+        if entry is None:
+            entry = VerificationStateEntry(VerificationGuard(), sequence, epoch)
+            self.verification_states[producer_id] = entry
+        else:
+            entry.maybe_update_lowest_sequence_and_epoch(sequence, epoch)
+        return entry
+
+    def verification_guard(self, producer_id: int) -> VerificationGuard:
+        """The producer's outstanding guard, SENTINEL when it has none."""
+        entry = self.verification_states.get(producer_id)
+        return entry.verification_guard if entry is not None else VerificationGuard.SENTINEL
+
+    def clear_verification_state_entry(self, producer_id: int) -> None:
+        """Drop the producer's guard: its transaction started here, or a marker closed it."""
+        self.verification_states.pop(producer_id, None)
 
     def first_unstable_offset(self) -> int | None:
         """The smallest first offset of an ongoing transaction or of a completed one whose marker
@@ -322,10 +357,12 @@ class ProducerStateManager:
         elif header.producer_epoch < entry.producer_epoch and marker is None:
             return None
         if marker is not None:
+            self.clear_verification_state_entry(header.producer_id)  # a verified batch starts none now
             return self._end_txn(entry, first_offset, marker)
         if is_transactional_batch(header) and entry.current_txn_first_offset < 0:
             entry.current_txn_first_offset = first_offset
             self.ongoing_txns[first_offset] = header.producer_id
+            self.clear_verification_state_entry(header.producer_id)  # the transaction began
         entry.batches.append(
             BatchMetadata(
                 header.base_sequence,

@@ -38,11 +38,18 @@ from kafkette.broker.log.log_validator import check_control_batch_origin, valida
 from kafkette.broker.log.producer_state_manager import ProducerStateManager
 from kafkette.broker.log.producer_state_snapshot import delete_snapshots
 from kafkette.broker.log.transaction_index import AbortedTxn
+from kafkette.broker.log.verification_guard import VerificationGuard
 from kafkette.common.clock import SYSTEM_TIME, Time
 from kafkette.protocol.apis.list_offsets import MAX_TIMESTAMP
-from kafkette.protocol.control_record import EndTransactionMarker, is_control_batch, read_end_txn_marker
+from kafkette.protocol.control_record import (
+    EndTransactionMarker,
+    is_control_batch,
+    is_transactional_batch,
+    read_end_txn_marker,
+)
 from kafkette.protocol.errors import (
     DuplicateSequenceNumberError,
+    InvalidTxnStateError,
     KafkaStorageError,
     OffsetOutOfRangeError,
 )
@@ -433,6 +440,7 @@ class UnifiedLog:
         records: bytearray | bytes | memoryview,
         leader_epoch: int,
         origin: AppendOrigin = AppendOrigin.CLIENT,
+        verification_guard: VerificationGuard | None = None,
     ) -> LogAppendInfo:
         """The leader's append of one Produce partition's batches (Kafka's ``UnifiedLog.append``
         with offsets assigned).
@@ -451,6 +459,11 @@ class UnifiedLog:
             leader_epoch: the leader's current epoch.
             origin: ``AppendOrigin.COORDINATOR`` for transaction markers (control batches), else
                 ``CLIENT``.
+            verification_guard: with ``transaction.partition.verification.enable`` (KIP-890), the
+                guard ``maybe_start_transaction_verification`` gave the request (SENTINEL when the
+                producer had a transaction open then): a transactional batch of a producer with no
+                open transaction now appends only with its producer's outstanding guard (else
+                INVALID_TXN_STATE, "Record was not part of an ongoing transaction"); None: no check.
 
         Returns:
             The LogAppendInfo (offsets of the first and last records, ``log_append_time_ms``, ...).
@@ -475,6 +488,8 @@ class UnifiedLog:
             duplicate = self._check_producer_state(headers)
             if duplicate is not None:
                 return duplicate
+            if verification_guard is not None:
+                self._check_verification(headers, verification_guard)
         first_offset = self.log_end_offset
         validated = validate_messages_and_assign_offsets(
             records,
@@ -542,6 +557,40 @@ class UnifiedLog:
         completed = self.producer_state_manager.update(header, offset, stamped, marker)
         if completed is not None:
             self.producer_state_manager.update_txn_index(completed, self.local_log.active_segment.txn_index)
+
+    def has_ongoing_transaction(self, producer_id: int, producer_epoch: int) -> bool:
+        """Whether the producer at this epoch has a transaction open here (Kafka's
+        ``UnifiedLog.hasOngoingTransaction``)."""
+        return self.producer_state_manager.has_ongoing_transaction(producer_id, producer_epoch)
+
+    def maybe_start_transaction_verification(
+        self, producer_id: int, sequence: int, epoch: int
+    ) -> VerificationGuard:
+        """SENTINEL when the producer already has a transaction open here (nothing to verify), else
+        its verification guard, created if it has none (Kafka's
+        ``UnifiedLog.maybeStartTransactionVerification``, KIP-890)."""
+        if self.has_ongoing_transaction(producer_id, epoch):
+            return VerificationGuard.SENTINEL
+        return self.producer_state_manager.maybe_create_verification_state_entry(
+            producer_id, sequence, epoch
+        ).verification_guard
+
+    def _check_verification(self, headers: list[BatchHeader], verification_guard: VerificationGuard) -> None:
+        """Kafka's ``batchMissingRequiredVerification`` in ``analyzeAndValidateProducerState``.
+
+        Raises:
+            InvalidTxnStateError: a transactional batch whose producer has no open transaction and
+                whose request does not hold the producer's outstanding guard.
+        """
+        state = self.producer_state_manager
+        for header in headers:
+            if (
+                is_transactional_batch(header)
+                and not is_control_batch(header)
+                and not state.has_ongoing_transaction(header.producer_id, header.producer_epoch)
+                and not state.verification_guard(header.producer_id).verify(verification_guard)
+            ):
+                raise InvalidTxnStateError("Record was not part of an ongoing transaction")
 
     def _check_producer_state(self, headers: list[BatchHeader]) -> LogAppendInfo | None:
         """Kafka's ``analyzeAndValidateProducerState``: None to append, else the answer for a retry."""

@@ -20,9 +20,9 @@ import logging
 from collections.abc import Callable, Iterable
 from enum import StrEnum
 
+from kafkette.broker.inter_broker_connections import InterBrokerConnections
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.common.network.client_security import PLAINTEXT, ClientSecurity
-from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.apis.write_txn_markers import (
     WritableTxnMarker,
     WritableTxnMarkerTopic,
@@ -33,8 +33,6 @@ from kafkette.protocol.errors import Errors, KafkaConnectionError, KafkaTimeoutE
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
-
-CONNECT_TIMEOUT_MS = 5000
 
 _RETRIABLE = frozenset(
     {
@@ -83,13 +81,16 @@ class TransactionMarkerChannelManager:
         request_timeout_ms: int = 30000,
         retry_backoff_ms: int = 100,
     ) -> None:
-        self._broker_id = broker_id
         self._metadata = metadata_cache
-        self._security = security
         self._request_timeout_ms = request_timeout_ms
         self._retry_backoff_s = retry_backoff_ms / 1000
-        self._connections: dict[int, BrokerConnection] = {}
-        self._connect_lock = asyncio.Lock()
+        self._connections = InterBrokerConnections(
+            broker_id,
+            metadata_cache,
+            "txn-marker-sender",
+            security=security,
+            request_timeout_ms=request_timeout_ms,
+        )
         self._closed = False
         self._prefix = f"[Transaction Marker Channel Manager {broker_id}]:"
 
@@ -188,13 +189,13 @@ class TransactionMarkerChannelManager:
         partition answered REQUEST_TIMED_OUT (sent again)."""
         partitions = [TopicPartition(t.name, p) for t in marker.topics for p in t.partition_indexes]
         try:
-            connection = await self._connection(leader)
+            connection = await self._connections.connection(leader)
             response: WriteTxnMarkersResponse = await connection.send(
                 WriteTxnMarkersRequest(markers=[marker]), timeout_ms=self._request_timeout_ms
             )
         except (KafkaConnectionError, KafkaTimeoutError, OSError) as exc:
             logger.info("%s WriteTxnMarkers to broker %d failed: %r; will retry", self._prefix, leader, exc)
-            await self._drop(leader)
+            await self._connections.drop(leader)
             return dict.fromkeys(partitions, Errors.REQUEST_TIMED_OUT)
         errors = dict.fromkeys(partitions, Errors.REQUEST_TIMED_OUT)  # a partition left unanswered: again
         for result in response.markers:
@@ -205,37 +206,10 @@ class TransactionMarkerChannelManager:
                         errors[tp] = Errors(part.error_code)
         return errors
 
-    async def _connection(self, broker_id: int) -> BrokerConnection:
-        async with self._connect_lock:
-            connection = self._connections.get(broker_id)
-            if connection is not None and connection.connected:
-                return connection
-            if connection is not None:
-                await connection.close()
-            endpoint = self._metadata.get_alive_broker(broker_id)
-            if endpoint is None:
-                raise KafkaConnectionError(f"broker {broker_id} is not alive")
-            connection = BrokerConnection(
-                endpoint.host,
-                endpoint.port,
-                client_id=f"broker-{self._broker_id}-txn-marker-sender",
-                request_timeout_ms=self._request_timeout_ms,
-                security=self._security,
-            )
-            await connection.connect(timeout_ms=min(self._request_timeout_ms, CONNECT_TIMEOUT_MS))
-            self._connections[broker_id] = connection
-            return connection
-
-    async def _drop(self, broker_id: int) -> None:
-        connection = self._connections.pop(broker_id, None)
-        if connection is not None:
-            await connection.close()
-
     async def close(self) -> None:
         """Stop every send at its next round and close the connections (idempotent)."""
         self._closed = True
-        for broker_id in list(self._connections):
-            await self._drop(broker_id)
+        await self._connections.close()
 
 
 def _marker(

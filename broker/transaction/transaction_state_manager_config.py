@@ -5,8 +5,10 @@ Owns: ``TRANSACTION_CONFIGS`` (the ``ConfigKey``s ``broker.config.BROKER_CONFIGS
 ``__transaction_state`` topic's settings (``transaction.state.log.*``) and the coordinator's
 timeouts and cleanup periods (``transaction.max.timeout.ms``, ``transactional.id.expiration.ms``,
 ``transaction.abort.timed.out.transaction.cleanup.interval.ms``,
-``transaction.remove.expired.transaction.cleanup.interval.ms``).  The ``transaction.version``
-feature is not a config: its level is finalized by the controller (``broker.broker_features``).
+``transaction.remove.expired.transaction.cleanup.interval.ms``) and the leaders' transaction
+verification (``transaction.partition.verification.enable``,
+``add.partitions.to.txn.retry.backoff.*``).  The ``transaction.version`` feature is not a config: its
+level is finalized by the controller (``broker.broker_features``).
 Does not own: the coordinator that reads them.
 
 Kafka concept: ``TransactionStateManagerConfig`` and ``TransactionLogConfig`` (their ``CONFIG_DEF``).
@@ -38,5 +40,13 @@ TRANSACTION_CONFIGS: tuple[ConfigKey, ...] = (
               "How often timed-out transactions are looked for and aborted (ms).", at_least(1)),
     ConfigKey("transaction.remove.expired.transaction.cleanup.interval.ms", "int", 3600000,
               "How often expired transactional ids are looked for and removed (ms).", at_least(1)),
+    ConfigKey("transaction.partition.verification.enable", "boolean", True,
+              "Partition leaders verify a transactional produce with the transaction coordinator "
+              "before appending it (KIP-890)."),
+    ConfigKey("add.partitions.to.txn.retry.backoff.ms", "int", 20,
+              "Pause before a verification answered CONCURRENT_TRANSACTIONS is asked again (ms).",
+              at_least(1)),
+    ConfigKey("add.partitions.to.txn.retry.backoff.max.ms", "int", 100,
+              "How long verifications answered CONCURRENT_TRANSACTIONS are retried (ms).", at_least(0)),
 )
 # fmt: on

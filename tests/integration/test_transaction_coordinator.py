@@ -16,17 +16,12 @@ import pytest
 
 from kafkette.client import AdminClient, LocalCluster, NewTopic
 from kafkette.common.network.connection import BrokerConnection
-from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.apis.find_coordinator import COORDINATOR_TYPE_TRANSACTION, FindCoordinatorRequest
 from kafkette.protocol.apis.offsets import OffsetFetchRequest, OffsetFetchRequestTopic
 from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
-from kafkette.protocol.apis.producer_ids import InitProducerIdRequest
 from kafkette.protocol.apis.transactions import (
     AddOffsetsToTxnRequest,
-    AddPartitionsToTxnRequest,
-    AddPartitionsToTxnTopic,
     DescribeTransactionsRequest,
-    EndTxnRequest,
     ListTransactionsRequest,
     TxnOffsetCommitRequest,
     TxnOffsetCommitRequestPartition,
@@ -34,6 +29,14 @@ from kafkette.protocol.apis.transactions import (
 )
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.record_batch import CONTROL_MASK, build_kafka_batch, decode_records, iter_batches
+from tests.integration.transaction_requests import (
+    RETRIABLE,
+    add_partitions,
+    end_txn,
+    fetch_from_start,
+    init_producer_id,
+    until,
+)
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -42,12 +45,6 @@ TOPIC = "txn-e2e"
 TXN_ID = "orders-tx"
 GROUP = "txn-e2e-group"
 READ_COMMITTED = 1
-RETRIABLE = {
-    Errors.COORDINATOR_NOT_AVAILABLE,
-    Errors.COORDINATOR_LOAD_IN_PROGRESS,
-    Errors.NOT_COORDINATOR,
-    Errors.CONCURRENT_TRANSACTIONS,
-}
 
 
 @pytest.fixture(scope="module")
@@ -66,39 +63,12 @@ def _connection(cluster: LocalCluster) -> BrokerConnection:
     return BrokerConnection(HOST, cluster.ports[broker], request_timeout_ms=20000)
 
 
-async def _until(send, error_of, timeout_s: float = 60.0):
-    """``await send()`` again while its answer's error is retriable; the last answer."""
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    while True:
-        response = await send()
-        if Errors(error_of(response)) not in RETRIABLE or asyncio.get_running_loop().time() > deadline:
-            return response
-        await asyncio.sleep(0.2)
-
-
 async def _init(conn: BrokerConnection) -> tuple[int, int]:
-    response = await _until(
-        lambda: conn.send(InitProducerIdRequest(transactional_id=TXN_ID, transaction_timeout_ms=60000)),
-        lambda r: r.error_code,
-    )
-    assert response.error_code == Errors.NONE, Errors(response.error_code).name
-    return response.producer_id, response.producer_epoch
+    return await init_producer_id(conn, TXN_ID)
 
 
 async def _add_partitions(conn, producer, partitions) -> dict[int, int]:
-    response = await _until(
-        lambda: conn.send(
-            AddPartitionsToTxnRequest(
-                v3_and_below_transactional_id=TXN_ID,
-                v3_and_below_producer_id=producer[0],
-                v3_and_below_producer_epoch=producer[1],
-                v3_and_below_topics=[AddPartitionsToTxnTopic(name=TOPIC, partitions=list(partitions))],
-            )
-        ),
-        lambda r: r.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code,
-    )
-    [topic] = response.results_by_topic_v3_and_below
-    return {p.partition_index: p.partition_error_code for p in topic.results_by_partition}
+    return await add_partitions(conn, TXN_ID, producer, TOPIC, partitions)
 
 
 async def _produce(conn, producer, partition: int, sequence: int, *values: bytes) -> None:
@@ -125,36 +95,11 @@ async def _produce(conn, producer, partition: int, sequence: int, *values: bytes
 
 
 async def _end(conn, producer, commit: bool) -> int:
-    response = await _until(
-        lambda: conn.send(
-            EndTxnRequest(
-                transactional_id=TXN_ID, producer_id=producer[0], producer_epoch=producer[1], committed=commit
-            )
-        ),
-        lambda r: r.error_code,
-    )
-    return response.error_code
+    return await end_txn(conn, TXN_ID, producer, commit)
 
 
 async def _read_committed(conn, partition: int):
-    response = await conn.send(
-        FetchRequest(
-            replica_id=-1,
-            max_wait_ms=0,
-            min_bytes=0,
-            isolation_level=READ_COMMITTED,
-            max_bytes=1 << 20,
-            topics=[
-                FetchTopic(
-                    topic=TOPIC,
-                    partitions=[
-                        FetchPartition(partition=partition, fetch_offset=0, partition_max_bytes=1 << 20)
-                    ],
-                )
-            ],
-        )
-    )
-    [part] = response.responses[0].partitions
+    part = await fetch_from_start(conn, TOPIC, partition, READ_COMMITTED)
     values = []
     for pos, header in iter_batches(part.records or b""):
         if not header.attributes & CONTROL_MASK:
@@ -182,7 +127,7 @@ async def test_find_the_coordinator_then_commit_and_abort_through_it(cluster):
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers) as admin:
         await admin.create_topics([NewTopic(TOPIC, num_partitions=2, replication_factor=1)])
     async with _connection(cluster) as conn:
-        found = await _until(
+        found = await until(
             lambda: conn.send(
                 FindCoordinatorRequest(key_type=COORDINATOR_TYPE_TRANSACTION, coordinator_keys=[TXN_ID])
             ),
@@ -226,13 +171,13 @@ async def test_find_the_coordinator_then_commit_and_abort_through_it(cluster):
 
 async def test_offsets_sent_to_the_transaction_are_committed_by_its_marker(cluster):
     async with _connection(cluster) as conn:
-        group_coordinator = await _until(  # as a client does first: creates __consumer_offsets
+        group_coordinator = await until(  # as a client does first: creates __consumer_offsets
             lambda: conn.send(FindCoordinatorRequest(coordinator_keys=[GROUP])),
             lambda r: r.coordinators[0].error_code,
         )
         assert group_coordinator.coordinators[0].error_code == Errors.NONE
         producer = await _init(conn)
-        add = await _until(
+        add = await until(
             lambda: conn.send(
                 AddOffsetsToTxnRequest(
                     transactional_id=TXN_ID,
@@ -244,7 +189,7 @@ async def test_offsets_sent_to_the_transaction_are_committed_by_its_marker(clust
             lambda r: r.error_code,
         )
         assert add.error_code == Errors.NONE
-        committed = await _until(
+        committed = await until(
             lambda: conn.send(
                 TxnOffsetCommitRequest(
                     transactional_id=TXN_ID,

@@ -15,7 +15,6 @@ import pytest
 
 from kafkette.client import AdminClient, LocalCluster, NewTopic
 from kafkette.common.network.connection import BrokerConnection
-from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.apis.list_offsets import (
     LATEST_TIMESTAMP,
     ListOffsetsPartition,
@@ -36,6 +35,7 @@ from kafkette.protocol.control_record import (
 )
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.record_batch import CONTROL_MASK, build_kafka_batch, decode_records, iter_batches
+from tests.integration.transaction_requests import fetch_from_start
 from tests.peers.kafka_peer import KafkaPeer
 
 pytestmark = pytest.mark.timeout(120)
@@ -43,13 +43,20 @@ pytestmark = pytest.mark.timeout(120)
 HOST = "127.0.0.1"
 TOPIC = "txn-markers"
 READ_UNCOMMITTED, READ_COMMITTED = 0, 1
+UNVERIFIED_PRODUCE_VERSION = 11  # the last before the leader adds partitions itself (KIP-890 part 2)
 
 
 @pytest.fixture(scope="module")
 def txn_cluster(tmp_path_factory: pytest.TempPathFactory):
-    """One broker shared by this module's tests, which run in order on one topic."""
+    """One broker shared by this module's tests, which run in order on one topic.  The markers are
+    written by hand here (no coordinator knows these transactions), so the leaders' transaction
+    verification (KIP-890) is off and Produce goes at v11 (from v12 a leader adds the partition to
+    the transaction with its coordinator whatever the config)."""
     with LocalCluster(
-        num_brokers=1, data_dir=tmp_path_factory.mktemp("txn-markers"), kafka_protocol=True
+        num_brokers=1,
+        data_dir=tmp_path_factory.mktemp("txn-markers"),
+        kafka_protocol=True,
+        broker_configs={"transaction.partition.verification.enable": "false"},
     ) as cluster:
         yield cluster
 
@@ -80,7 +87,8 @@ async def _produce(conn: BrokerConnection, batch: bytes) -> tuple[int, int]:
             topic_data=[
                 ProduceTopicData(name=TOPIC, partition_data=[ProducePartitionData(index=0, records=batch)])
             ],
-        )
+        ),
+        api_version=UNVERIFIED_PRODUCE_VERSION,
     )
     [part] = response.responses[0].partition_responses
     return part.error_code, part.base_offset
@@ -121,22 +129,7 @@ async def _write_marker(conn, producer, commit: bool, coordinator_epoch: int = 0
 
 
 async def _fetch(conn, isolation_level: int):
-    response = await conn.send(
-        FetchRequest(
-            replica_id=-1,
-            max_wait_ms=0,
-            min_bytes=0,
-            isolation_level=isolation_level,
-            max_bytes=1 << 20,
-            topics=[
-                FetchTopic(
-                    topic=TOPIC,
-                    partitions=[FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=1 << 20)],
-                )
-            ],
-        )
-    )
-    [part] = response.responses[0].partitions
+    part = await fetch_from_start(conn, TOPIC, 0, isolation_level)
     assert part.error_code == Errors.NONE
     values = []
     for pos, header in iter_batches(part.records or b""):

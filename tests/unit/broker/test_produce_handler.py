@@ -1,6 +1,6 @@
 """The Produce handler called directly: the checks it makes before the ReplicaManager appends.
 
-The only stand-ins are the handler context's ``replica_manager.append_records``, which records
+The only stand-ins are the handler context's ``replica_manager.handle_produce_append``, which records
 what it is asked to append (or answers one error for every partition), and its ``get_partition``
 (this broker's replica, if any, for the current leader of a NOT_LEADER_OR_FOLLOWER answer).
 """
@@ -48,7 +48,9 @@ async def _produce(
     """Produce ``records`` to ``TP0`` (a partition the metadata has when ``known``)."""
     appended: dict = {}
 
-    async def append_records(timeout_ms, required_acks, entries, *, internal_topics_allowed):
+    async def handle_produce_append(
+        timeout_ms, required_acks, entries, transactional_id, operation, *, internal_topics_allowed
+    ):
         if allowed is not None:
             allowed.append(internal_topics_allowed)
         appended.update(entries)
@@ -63,7 +65,7 @@ async def _produce(
         }
 
     ctx = SimpleNamespace(
-        replica_manager=SimpleNamespace(append_records=append_records),
+        replica_manager=SimpleNamespace(handle_produce_append=handle_produce_append),
         metadata_cache=SimpleNamespace(partition_state=lambda tp: object() if known and tp == TP0 else None),
         produce_quotas=ClientQuotaManager("producer_byte_rate"),
     )
@@ -124,12 +126,14 @@ async def _produce_many(parts: list[tuple[int, bytes | None]], acks: int = 1):
     (index, error code) pairs and what was appended."""
     appended: dict = {}
 
-    async def append_records(timeout_ms, required_acks, entries, *, internal_topics_allowed):
+    async def handle_produce_append(
+        timeout_ms, required_acks, entries, transactional_id, operation, *, internal_topics_allowed
+    ):
         appended.update(entries)
         return {tp: ProducePartitionStatus(required_offset=1, base_offset=0, pending=False) for tp in entries}
 
     ctx = SimpleNamespace(
-        replica_manager=SimpleNamespace(append_records=append_records),
+        replica_manager=SimpleNamespace(handle_produce_append=handle_produce_append),
         metadata_cache=SimpleNamespace(partition_state=lambda tp: object()),
         produce_quotas=ClientQuotaManager("producer_byte_rate"),
     )
@@ -178,7 +182,7 @@ async def test_zstd_before_v7_and_an_unknown_codec_before_v7_are_refused_as_kafk
             ],
         )
         ctx = SimpleNamespace(
-            replica_manager=SimpleNamespace(append_records=None),
+            replica_manager=SimpleNamespace(handle_produce_append=None),
             metadata_cache=SimpleNamespace(partition_state=lambda tp: object()),
             produce_quotas=ClientQuotaManager("producer_byte_rate"),
         )
@@ -274,7 +278,9 @@ def _context(cache: MetadataCache, error: Errors = Errors.NONE, partition: objec
     """A handler context whose appends all answer ``error`` and whose replica of ``TP0`` (if any) is
     ``partition``."""
 
-    async def append_records(timeout_ms, required_acks, entries, *, internal_topics_allowed):
+    async def handle_produce_append(
+        timeout_ms, required_acks, entries, transactional_id, operation, *, internal_topics_allowed
+    ):
         return {
             tp: ProducePartitionStatus(
                 required_offset=1, base_offset=0 if error == Errors.NONE else -1, pending=False, error=error
@@ -284,7 +290,9 @@ def _context(cache: MetadataCache, error: Errors = Errors.NONE, partition: objec
 
     return SimpleNamespace(
         metadata_cache=cache,
-        replica_manager=SimpleNamespace(append_records=append_records, get_partition=lambda tp: partition),
+        replica_manager=SimpleNamespace(
+            handle_produce_append=handle_produce_append, get_partition=lambda tp: partition
+        ),
         produce_quotas=ClientQuotaManager("producer_byte_rate"),
     )
 

@@ -52,7 +52,9 @@ async def _call(ctx: Any, key: ApiKey, version: int, request: Any, principal: st
 
 
 def _produce_ctx(data: Any, appended: dict) -> Any:
-    async def append_records(timeout_ms, required_acks, entries, *, internal_topics_allowed):
+    async def handle_produce_append(
+        timeout_ms, required_acks, entries, transactional_id, operation, *, internal_topics_allowed
+    ):
         appended.update(entries)
         return {
             tp: ProducePartitionStatus(required_offset=1, base_offset=0, pending=False, error=Errors.NONE)
@@ -61,7 +63,7 @@ def _produce_ctx(data: Any, appended: dict) -> Any:
 
     return SimpleNamespace(
         authorizer=data,
-        replica_manager=SimpleNamespace(append_records=append_records),
+        replica_manager=SimpleNamespace(handle_produce_append=handle_produce_append),
         metadata_cache=SimpleNamespace(partition_state=lambda tp: object()),
         produce_quotas=ClientQuotaManager("producer_byte_rate"),
     )
