@@ -79,7 +79,9 @@ KAFKA_FLAG_ADVICE: dict[str, str] = {
     "--producer-props": "use --command-config FILE (client properties) or the flags of kafkette perf produce",
     "--payload-file": "use --record-size N (random payloads)",
     "--payload-delimiter": "use --record-size N (random payloads)",
-    "--transactional-id": "kafkette perf does not run transactions; kafkette produce takes --transactional-id",
+    "--transactional-id": (
+        "kafkette perf does not run transactions; kafkette produce takes --transactional-id"
+    ),
     "--transaction-duration-ms": (
         "kafkette perf does not run transactions; kafkette produce takes --transactional-id and "
         "--transaction-size"
