@@ -10,7 +10,12 @@ Kafka concept: the console producer's transactional mode (``--transactional-id``
 
 from __future__ import annotations
 
+import logging
+
 from kafkette.client.producer import Producer
+from kafkette.protocol.errors import KafkaError
+
+logger = logging.getLogger(__name__)
 
 
 class ConsoleTransaction:
@@ -50,11 +55,21 @@ class ConsoleTransaction:
     async def commit(self) -> None:
         """Commit the open transaction, if any."""
         if self._open:
+            await self._producer.commit_transaction()  # a failed commit stays open, to be aborted
             self._open = False
-            await self._producer.commit_transaction()
 
     async def abort(self) -> None:
         """Abort the open transaction, if any."""
         if self._open:
             self._open = False
             await self._producer.abort_transaction()
+
+    async def abort_after_error(self) -> None:
+        """After the command failed (a bad input line, a failed record or commit): abort the open
+        transaction if the producer still can, so read_committed consumers are not held at its first
+        offset until ``transaction.timeout.ms``; a failing abort is logged (a fenced producer's
+        transaction is the newer producer's to end)."""
+        try:
+            await self.abort()
+        except KafkaError as exc:
+            logger.warning("Could not abort the open transaction: %s", exc)

@@ -255,24 +255,30 @@ def produce(
         async with Producer(**settings) as producer:
             transaction = ConsoleTransaction(producer, transaction_size)
             line_number = 0
-            with progress_bar("produce", total=size, unit="B" if size is not None else "records") as progress:
-                async for raw in stdin_lines(stdin):
-                    line_number += 1
+            try:
+                with progress_bar(
+                    "produce", total=size, unit="B" if size is not None else "records"
+                ) as progress:
+                    async for raw in stdin_lines(stdin):
+                        line_number += 1
+                        if failures:
+                            break
+                        line = raw.rstrip(b"\r\n")
+                        key, value = split_line(line, separator, line_number)
+                        await transaction.before_send()
+                        fut = await producer.send(topic, value, key=key)
+                        fut.add_done_callback(on_done)
+                        count += 1
+                        await transaction.after_send()
+                        progress.update(len(raw) if size is not None else 1)
                     if failures:
-                        break
-                    line = raw.rstrip(b"\r\n")
-                    key, value = split_line(line, separator, line_number)
-                    await transaction.before_send()
-                    fut = await producer.send(topic, value, key=key)
-                    fut.add_done_callback(on_done)
-                    count += 1
-                    await transaction.after_send()
-                    progress.update(len(raw) if size is not None else 1)
-                if failures:
-                    await transaction.abort()
-                else:
-                    await transaction.commit()
-                await producer.flush()
+                        await transaction.abort()
+                    else:
+                        await transaction.commit()
+                    await producer.flush()
+            except Exception:
+                await transaction.abort_after_error()
+                raise
         if failures:
             raise delivery_failure(failures[0])
         return count

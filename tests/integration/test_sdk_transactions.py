@@ -193,6 +193,53 @@ async def test_cli_produces_one_transaction_and_consumes_read_committed(cluster)
     assert consumed.stdout.split() == [f"line-{i}" for i in range(5)]
 
 
+async def test_cli_aborts_its_transaction_when_the_input_is_bad(cluster):
+    await _create(cluster, "tx-cli-bad", partitions=1)
+    bootstrap = ["--bootstrap-server", cluster.bootstrap_servers]
+    failed = await asyncio.to_thread(
+        _cli,
+        "produce",
+        "--topic",
+        "tx-cli-bad",
+        *bootstrap,
+        "--transactional-id",
+        "tx-cli-bad-1",
+        "--key-separator",
+        ":",
+        input="k:first\nno separator\n",
+    )
+    assert failed.returncode != 0 and "No key separator found on line number 2" in failed.stderr
+    # Another producer (another transactional id) commits after it: a read_committed consumer
+    # reaches that record at once, so the failed run left no open transaction holding the LSO back.
+    produced = await asyncio.to_thread(
+        _cli,
+        "produce",
+        "--topic",
+        "tx-cli-bad",
+        *bootstrap,
+        "--transactional-id",
+        "tx-cli-bad-2",
+        input="second\n",
+    )
+    assert produced.returncode == 0, produced.stderr
+    consumed = await asyncio.to_thread(
+        _cli,
+        "consume",
+        "--topic",
+        "tx-cli-bad",
+        *bootstrap,
+        "--from-beginning",
+        "--isolation-level",
+        "read_committed",
+        "--max-messages",
+        "1",
+        "--timeout-ms",
+        "10000",
+    )
+    assert consumed.returncode == 0, consumed.stderr
+    assert consumed.stdout.split() == ["second"]
+
+
 async def test_consume_transform_produce_as_the_readme_shows(cluster):
     await _create(cluster, "etl-in", "etl-out", partitions=1)
     bootstrap = cluster.bootstrap_servers
