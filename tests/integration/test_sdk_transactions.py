@@ -158,86 +158,44 @@ def _cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
     )
 
 
+async def _produce_cli(
+    cluster: LocalCluster, topic: str, transactional_id: str, lines: str, *flags: str
+) -> subprocess.CompletedProcess:
+    """``kafkette produce --transactional-id`` of ``lines``."""
+    args = ["produce", "--topic", topic, "--bootstrap-server", cluster.bootstrap_servers]
+    args += ["--transactional-id", transactional_id, *flags]
+    return await asyncio.to_thread(_cli, *args, input=lines)
+
+
+async def _consume_committed_cli(cluster: LocalCluster, topic: str, count: int) -> list[str]:
+    """The first ``count`` values ``kafkette consume --isolation-level read_committed`` prints."""
+    args = ["consume", "--topic", topic, "--bootstrap-server", cluster.bootstrap_servers]
+    args += ["--from-beginning", "--isolation-level", "read_committed"]
+    args += ["--max-messages", str(count), "--timeout-ms", "10000"]
+    consumed = await asyncio.to_thread(_cli, *args)
+    assert consumed.returncode == 0, consumed.stderr
+    return consumed.stdout.split()
+
+
 async def test_cli_produces_one_transaction_and_consumes_read_committed(cluster):
     await _create(cluster, "tx-cli", partitions=1)
-    bootstrap = ["--bootstrap-server", cluster.bootstrap_servers]
     lines = "".join(f"line-{i}\n" for i in range(5))
-    produced = await asyncio.to_thread(
-        _cli,
-        "produce",
-        "--topic",
-        "tx-cli",
-        *bootstrap,
-        "--transactional-id",
-        "tx-cli-id",
-        "--transaction-size",
-        "2",
-        input=lines,
-    )
+    produced = await _produce_cli(cluster, "tx-cli", "tx-cli-id", lines, "--transaction-size", "2")
     assert produced.returncode == 0, produced.stderr
-    consumed = await asyncio.to_thread(
-        _cli,
-        "consume",
-        "--topic",
-        "tx-cli",
-        *bootstrap,
-        "--from-beginning",
-        "--isolation-level",
-        "read_committed",
-        "--max-messages",
-        "5",
-        "--timeout-ms",
-        "20000",
-    )
-    assert consumed.returncode == 0, consumed.stderr
-    assert consumed.stdout.split() == [f"line-{i}" for i in range(5)]
+    assert await _consume_committed_cli(cluster, "tx-cli", 5) == [f"line-{i}" for i in range(5)]
 
 
 async def test_cli_aborts_its_transaction_when_the_input_is_bad(cluster):
     await _create(cluster, "tx-cli-bad", partitions=1)
-    bootstrap = ["--bootstrap-server", cluster.bootstrap_servers]
-    failed = await asyncio.to_thread(
-        _cli,
-        "produce",
-        "--topic",
-        "tx-cli-bad",
-        *bootstrap,
-        "--transactional-id",
-        "tx-cli-bad-1",
-        "--key-separator",
-        ":",
-        input="k:first\nno separator\n",
+    failed = await _produce_cli(
+        cluster, "tx-cli-bad", "tx-cli-bad-1", "k:first\nno separator\n", "--key-separator", ":"
     )
     assert failed.returncode != 0 and "No key separator found on line number 2" in failed.stderr
     # Another producer (another transactional id) commits after it: a read_committed consumer
     # reaches that record at once, so the failed run left no open transaction holding the LSO back.
-    produced = await asyncio.to_thread(
-        _cli,
-        "produce",
-        "--topic",
-        "tx-cli-bad",
-        *bootstrap,
-        "--transactional-id",
-        "tx-cli-bad-2",
-        input="second\n",
-    )
+    produced = await _produce_cli(cluster, "tx-cli-bad", "tx-cli-bad-2", "second\n")
     assert produced.returncode == 0, produced.stderr
-    consumed = await asyncio.to_thread(
-        _cli,
-        "consume",
-        "--topic",
-        "tx-cli-bad",
-        *bootstrap,
-        "--from-beginning",
-        "--isolation-level",
-        "read_committed",
-        "--max-messages",
-        "1",
-        "--timeout-ms",
-        "10000",
-    )
-    assert consumed.returncode == 0, consumed.stderr
-    assert consumed.stdout.split() == ["second"]
+    assert await _consume_committed_cli(cluster, "tx-cli-bad", 1) == ["second"]
 
 
 async def test_consume_transform_produce_as_the_readme_shows(cluster):
