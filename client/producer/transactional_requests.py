@@ -98,6 +98,9 @@ class TransactionalRequests:
         )
         self._partitions: set[TopicPartition] = set()  # added to the open transaction
         self._offsets_added = False  # AddOffsetsToTxn done in the open transaction
+        # Held by an AddPartitionsToTxn in flight: EndTxn waits for it, so a partition the Sender
+        # is adding is in the transaction EndTxn ends, never counted in the next one.
+        self._adding = asyncio.Lock()
         transaction_manager.transactional = True
 
     # --- the coordinator's answers ------------------------------------------------------------
@@ -180,10 +183,6 @@ class TransactionalRequests:
         """Those of ``tps`` not yet added to the open transaction."""
         return [tp for tp in tps if tp not in self._partitions]
 
-    def is_sendable(self, tp: TopicPartition) -> bool:
-        """True when a batch of ``tp`` may be sent now (its partition is in the transaction)."""
-        return tp in self._partitions
-
     async def add_partitions(self, tps: list[TopicPartition]) -> None:
         """Add ``tps`` to the open transaction with one AddPartitionsToTxn (v3 and below).
 
@@ -195,19 +194,20 @@ class TransactionalRequests:
         for topic, partition in tps:
             by_topic.setdefault(topic, []).append(partition)
         pid, epoch = self._tm.producer_id, self._tm.producer_epoch
-        await self._send(
-            "AddPartitionsToTxn",
-            lambda: AddPartitionsToTxnRequest(
-                v3_and_below_transactional_id=self.transactional_id,
-                v3_and_below_producer_id=pid,
-                v3_and_below_producer_epoch=epoch,
-                v3_and_below_topics=[
-                    AddPartitionsToTxnTopic(name=t, partitions=ps) for t, ps in by_topic.items()
-                ],
-            ),
-            _add_partitions_error,
-        )
-        self._partitions.update(tps)
+        async with self._adding:
+            await self._send(
+                "AddPartitionsToTxn",
+                lambda: AddPartitionsToTxnRequest(
+                    v3_and_below_transactional_id=self.transactional_id,
+                    v3_and_below_producer_id=pid,
+                    v3_and_below_producer_epoch=epoch,
+                    v3_and_below_topics=[
+                        AddPartitionsToTxnTopic(name=t, partitions=ps) for t, ps in by_topic.items()
+                    ],
+                ),
+                _add_partitions_error,
+            )
+            self._partitions.update(tps)
         logger.debug("Added partitions %s to transaction %s", tps, self.transactional_id)
 
     def on_batch_failed(self, exc: BaseException) -> None:
@@ -340,15 +340,16 @@ class TransactionalRequests:
         }
 
     async def _end(self, commit: bool) -> None:
-        if self._partitions or self._offsets_added:
-            await self._send(
-                "EndTxn",
-                lambda: EndTxnRequest(**self._producer_fields(), committed=commit),
-                lambda r: Errors(r.error_code),
-                aborting=not commit,
-            )
-        self._partitions.clear()
-        self._offsets_added = False
+        async with self._adding:  # an AddPartitionsToTxn in flight ends first
+            if self._partitions or self._offsets_added:
+                await self._send(
+                    "EndTxn",
+                    lambda: EndTxnRequest(**self._producer_fields(), committed=commit),
+                    lambda r: Errors(r.error_code),
+                    aborting=not commit,
+                )
+            self._partitions.clear()
+            self._offsets_added = False
         self.state.transition_to(TransactionState.READY)
 
 
