@@ -245,7 +245,6 @@ class TransactionalRequests:
             raise IllegalStateError(
                 f"Cannot send offsets if a transaction is not in progress (currently in state {state.state})"
             )
-        pid, epoch = self._tm.producer_id, self._tm.producer_epoch
         await self._send(
             "AddOffsetsToTxn",
             lambda: AddOffsetsToTxnRequest(**self._producer_fields(), group_id=group_id),
@@ -263,10 +262,8 @@ class TransactionalRequests:
         await self._send(
             "TxnOffsetCommit",
             lambda: TxnOffsetCommitRequest(
-                transactional_id=self.transactional_id,
+                **self._producer_fields(),
                 group_id=group_id,
-                producer_id=pid,
-                producer_epoch=epoch,
                 generation_id=-1,
                 member_id="",
                 topics=topics,
