@@ -37,18 +37,29 @@ COORDINATOR_RETRIABLE = frozenset(
 
 
 class GroupCoordinatorChannel:
-    """The way to one group's coordinator.
+    """The way to one group's coordinator (or one transactional id's).
 
     Args:
         client: the network client (its brokers answer FindCoordinator).
-        group_id: the group.
+        group_id: the group (with ``key_type`` 1: the ``transactional.id``).
         retry_backoff_ms: pause between tries (ms).
+        key_type: FindCoordinator's key type: ``COORDINATOR_TYPE_GROUP`` (0) or
+            ``COORDINATOR_TYPE_TRANSACTION`` (1, the transaction coordinator, KIP-98).
     """
 
-    def __init__(self, client: KafkaClient, group_id: str, *, retry_backoff_ms: int = 100) -> None:
+    def __init__(
+        self,
+        client: KafkaClient,
+        group_id: str,
+        *,
+        retry_backoff_ms: int = 100,
+        key_type: int = COORDINATOR_TYPE_GROUP,
+    ) -> None:
         self._client = client
         self.group_id = group_id
         self._retry_backoff_ms = retry_backoff_ms
+        self._key_type = key_type
+        self._what = "group" if key_type == COORDINATOR_TYPE_GROUP else "transactional id"
         self.coordinator: tuple[int, str, int] | None = None  # (node id, host, port)
 
     async def _lookup(self) -> tuple[int, str, int] | BaseException:
@@ -59,7 +70,7 @@ class GroupCoordinatorChannel:
         """
         try:
             response: FindCoordinatorResponse = await self._client.send_to_any(
-                FindCoordinatorRequest(key_type=COORDINATOR_TYPE_GROUP, coordinator_keys=[self.group_id])
+                FindCoordinatorRequest(key_type=self._key_type, coordinator_keys=[self.group_id])
             )
         except (KafkaConnectionError, KafkaTimeoutError) as exc:
             return exc
@@ -126,11 +137,13 @@ class GroupCoordinatorChannel:
                     code = group_error(response)
                     if code not in COORDINATOR_RETRIABLE:
                         return response
+                    message = error_class(code).message
                     last = error_class(code)(
-                        f"coordinator {node_id} of group {self.group_id!r}: {error_class(code).message}"
+                        f"coordinator {node_id} of {self._what} {self.group_id!r}: {message}"
                     )
                 logger.info(
-                    "Group %s: coordinator %d unusable (%s); looking it up again",
+                    "%s %s: coordinator %d unusable (%s); looking it up again",
+                    self._what.capitalize(),
                     self.group_id,
                     node_id,
                     last,
@@ -138,6 +151,6 @@ class GroupCoordinatorChannel:
                 self.coordinator = None
             if loop.time() + self._retry_backoff_ms / 1000 >= deadline:
                 raise KafkaTimeoutError(
-                    f"no coordinator of group {self.group_id!r} answered in time: {last}"
+                    f"no coordinator of {self._what} {self.group_id!r} answered in time: {last}"
                 ) from last
             await asyncio.sleep(self._retry_backoff_ms / 1000)

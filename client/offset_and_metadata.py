@@ -9,7 +9,7 @@ as Kafka's exception classes).  Kafka concept: ``org.apache.kafka.clients.consum
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from kafkette.client.group_coordinator_channel import COORDINATOR_RETRIABLE
 from kafkette.protocol.apis.group_admin import OffsetDeleteResponse
@@ -52,23 +52,32 @@ def offset_commit_request(
     group_instance_id: str | None = None,
 ) -> OffsetCommitRequest:
     """The OffsetCommit request for ``offsets`` (outside group management by default)."""
-    by_topic: dict[str, list[OffsetCommitRequestPartition]] = {}
+    return OffsetCommitRequest(
+        group_id=group_id,
+        generation_id=generation_id,
+        member_id=member_id,
+        group_instance_id=group_instance_id,
+        topics=offset_commit_topics(offsets, OffsetCommitRequestPartition, OffsetCommitRequestTopic),
+    )
+
+
+def offset_commit_topics(
+    offsets: Mapping[TopicPartition, OffsetAndMetadata], partition_type: type, topic_type: type
+) -> list[Any]:
+    """``offsets`` as the ``topics`` of an OffsetCommit or TxnOffsetCommit request: one
+    ``topic_type(name, partitions)`` per topic of ``partition_type(partition_index,
+    committed_offset, committed_leader_epoch, committed_metadata)``, in partition order."""
+    by_topic: dict[str, list[Any]] = {}
     for tp, value in sorted(offsets.items()):
         by_topic.setdefault(tp.topic, []).append(
-            OffsetCommitRequestPartition(
+            partition_type(
                 partition_index=tp.partition,
                 committed_offset=value.offset,
                 committed_leader_epoch=value.leader_epoch,
                 committed_metadata=value.metadata,
             )
         )
-    return OffsetCommitRequest(
-        group_id=group_id,
-        generation_id=generation_id,
-        member_id=member_id,
-        group_instance_id=group_instance_id,
-        topics=[OffsetCommitRequestTopic(name=n, partitions=ps) for n, ps in by_topic.items()],
-    )
+    return [topic_type(name=n, partitions=ps) for n, ps in by_topic.items()]
 
 
 def commit_group_error(response: OffsetCommitResponse | OffsetDeleteResponse) -> int:

@@ -16,7 +16,8 @@ consumer exits (its JVM exits 128 + the signal's number; 0 when it ended itself)
 leader is not silently skipped: the consumer logs a WARN for it, and the summary names the
 partitions it could not read (``Processed a total of 21 messages; partitions not read (no
 leader): t-1``).  A progress line goes to stderr when it is a terminal, cleared around
-the records printed to the same terminal.  Kafka concept: ``kafka-console-consumer.sh``
+the records printed to the same terminal.  ``--isolation-level read_committed`` prints only
+records of committed transactions.  Kafka concept: ``kafka-console-consumer.sh``
 (``ConsoleConsumer``).
 """
 
@@ -174,6 +175,14 @@ async def _position(consumer: Consumer, tp: TopicPartition, start: int | str | N
 )
 @command_config_alias_option("--consumer.config")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
+@click.option(
+    "--isolation-level",
+    type=click.Choice(["read_uncommitted", "read_committed"]),
+    default="read_uncommitted",
+    show_default=True,
+    help="read_committed: only records of committed transactions, up to the last stable offset "
+    "(Kafka's isolation.level).",
+)
 @bootstrap_server_option
 def consume(
     topic: str,
@@ -186,6 +195,7 @@ def consume(
     properties: tuple[str, ...],
     consumer_properties: tuple[str, ...],
     request_timeout_ms: int,
+    isolation_level: str,
     bootstrap_server: str,
 ) -> int:
     """Print the records of TOPIC to standard output."""
@@ -205,6 +215,7 @@ def consume(
             "request_timeout_ms": ("request_timeout_ms", request_timeout_ms),
             "auto_offset_reset": ("from_beginning", "earliest" if from_beginning else "latest"),
             "client_id": (None, "kafkette-console-consumer"),
+            "isolation_level": ("isolation_level", isolation_level),
             **({"group_id": ("group", group)} if group is not None else {}),
         },
     )

@@ -68,7 +68,6 @@ KAFKA_FLAG_ADVICE: dict[str, str] = {
     "--key-serializer": "keys are sent as the bytes of the line",
     "--value-serializer": "values are sent as the bytes of the line",
     # kafka-console-consumer.sh
-    "--isolation-level": "transactions are not supported yet: every read is read_uncommitted",
     "--formatter": "only Kafka's DefaultMessageFormatter exists; choose fields with --property print.*=true",
     "--formatter-config": "use --property print.key=true (and the other DefaultMessageFormatter properties)",
     "--key-deserializer": "keys are printed as their bytes",
@@ -80,8 +79,13 @@ KAFKA_FLAG_ADVICE: dict[str, str] = {
     "--producer-props": "use --command-config FILE (client properties) or the flags of kafkette perf produce",
     "--payload-file": "use --record-size N (random payloads)",
     "--payload-delimiter": "use --record-size N (random payloads)",
-    "--transactional-id": "transactions are not supported yet",
-    "--transaction-duration-ms": "transactions are not supported yet",
+    "--transactional-id": (
+        "kafkette perf does not run transactions; kafkette produce takes --transactional-id"
+    ),
+    "--transaction-duration-ms": (
+        "kafkette perf does not run transactions; kafkette produce takes --transactional-id and "
+        "--transaction-size"
+    ),
     "--reporting-interval": "kafkette perf prints one summary at the end (and a progress line on a terminal)",
     "--show-detailed-stats": (
         "kafkette perf prints one summary at the end (and a progress line on a terminal)"

@@ -9,7 +9,10 @@ with a separator the text before it is the key.  ``--producer-property k=v``,
 record that cannot be delivered within the delivery timeout ends the command with one
 ``Error:`` line naming the timeout and the last error the partition's leader answered.  A
 progress line goes to stderr when it is a terminal (bytes of a file on stdin, else
-records).  Kafka concept: ``kafka-console-producer.sh``.
+records).  ``--transactional-id ID`` sends every line read in one transaction, committed at the end
+of input (``--transaction-size N``: committed every N records, then at the end; a failure aborts
+the open transaction).  Kafka concept: ``kafka-console-producer.sh`` (its ``--transactional-id``
+property and the ``transaction.size`` of Kafka's ``VerifiableProducer``-style tools).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import BinaryIO
 
 import click
 
+from kafkette.client.cli.console_transaction import ConsoleTransaction
 from kafkette.client.cli.progress import input_size_bytes, progress_bar
 from kafkette.client.cli.shared_options import (
     acks_option,
@@ -183,6 +187,18 @@ def delivery_failure(exc: BaseException) -> BaseException:
     flag_value="gzip",
     help="Codec of each batch; given without a value it is gzip, as in kafka-console-producer.",
 )
+@click.option(
+    "--transactional-id",
+    default=None,
+    help="Send the input in a transaction of this transactional.id, committed at the end of input "
+    "(read_committed consumers see the records only then).",
+)
+@click.option(
+    "--transaction-size",
+    type=click.IntRange(1),
+    default=None,
+    help="With --transactional-id: commit every N records (and at the end of input).",
+)
 @bootstrap_server_option
 def produce(
     topic: str,
@@ -197,10 +213,16 @@ def produce(
     retries: int,
     retry_backoff_ms: int,
     compression_codec: str,
+    transactional_id: str | None,
+    transaction_size: int | None,
     bootstrap_server: str,
 ) -> None:
     """Send each line of standard input as one record to TOPIC."""
     separator = key_separator_from(key_separator, properties)
+    if transaction_size is not None and transactional_id is None:
+        raise click.UsageError("--transaction-size needs --transactional-id")
+    if transactional_id is not None and not transactional_id:
+        raise click.UsageError("--transactional-id must not be empty")
     settings = sdk_settings(
         Producer,
         properties=producer_properties,
@@ -216,6 +238,7 @@ def produce(
             "retry_backoff_ms": ("retry_backoff_ms", retry_backoff_ms),
             "compression_type": ("compression_codec", compression_codec),
             "client_id": (None, "kafkette-console-producer"),
+            "transactional_id": ("transactional_id", transactional_id),
         },
     )
     stdin = sys.stdin.buffer
@@ -230,19 +253,32 @@ def produce(
 
         count = 0
         async with Producer(**settings) as producer:
+            transaction = ConsoleTransaction(producer, transaction_size)
             line_number = 0
-            with progress_bar("produce", total=size, unit="B" if size is not None else "records") as progress:
-                async for raw in stdin_lines(stdin):
-                    line_number += 1
+            try:
+                with progress_bar(
+                    "produce", total=size, unit="B" if size is not None else "records"
+                ) as progress:
+                    async for raw in stdin_lines(stdin):
+                        line_number += 1
+                        if failures:
+                            break
+                        line = raw.rstrip(b"\r\n")
+                        key, value = split_line(line, separator, line_number)
+                        await transaction.before_send()
+                        fut = await producer.send(topic, value, key=key)
+                        fut.add_done_callback(on_done)
+                        count += 1
+                        await transaction.after_send()
+                        progress.update(len(raw) if size is not None else 1)
                     if failures:
-                        break
-                    line = raw.rstrip(b"\r\n")
-                    key, value = split_line(line, separator, line_number)
-                    fut = await producer.send(topic, value, key=key)
-                    fut.add_done_callback(on_done)
-                    count += 1
-                    progress.update(len(raw) if size is not None else 1)
-                await producer.flush()
+                        await transaction.abort()
+                    else:
+                        await transaction.commit()
+                    await producer.flush()
+            except Exception:
+                await transaction.abort_after_error()
+                raise
         if failures:
             raise delivery_failure(failures[0])
         return count

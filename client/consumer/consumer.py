@@ -19,6 +19,7 @@ import ssl
 from collections.abc import Iterable, Mapping, Sequence
 
 from kafkette.client.bootstrap_servers import default_bootstrap_servers
+from kafkette.client.consumer.aborted_transactions import isolation_level_id
 from kafkette.client.consumer.assignors import PartitionAssignor, assignor_for
 from kafkette.client.consumer.consumer_coordinator import ConsumerCoordinator, ConsumerRebalanceListener
 from kafkette.client.consumer.fetch_config import FetchConfig
@@ -85,6 +86,9 @@ class Consumer:
             (KIP-345): ``stop`` does not leave the group, and a restart with the same id within
             ``session_timeout_ms`` gets its partitions back without a rebalance (an older
             instance still running is fenced: FencedInstanceIdError).
+        isolation_level: ``"read_uncommitted"`` (the default: every record up to the high
+            watermark) or ``"read_committed"`` (only committed transactions' records, up to the
+            last stable offset; "latest" resets to it), Kafka's ``isolation.level`` (KIP-98).
 
     Raises:
         ValueError: invalid settings, or no ``bootstrap_servers`` given and a malformed
@@ -122,10 +126,16 @@ class Consumer:
         sasl_mechanism: str = "PLAIN",
         sasl_plain_username: str | None = None,
         sasl_plain_password: str | None = None,
+        isolation_level: str = "read_uncommitted",
     ) -> None:
         fetch_config = FetchConfig(
-            fetch_max_wait_ms, fetch_min_bytes, fetch_max_bytes, max_partition_fetch_bytes
+            fetch_max_wait_ms,
+            fetch_min_bytes,
+            fetch_max_bytes,
+            max_partition_fetch_bytes,
+            isolation_level_id(isolation_level),
         )
+        self.isolation_level = isolation_level
         self.client_id = client_id or f"kafkette-consumer-{next(_client_ids)}"
         self._request_timeout_ms = request_timeout_ms
         self._subscriptions = SubscriptionState(auto_offset_reset)
@@ -146,7 +156,10 @@ class Consumer:
             sasl_plain_password=sasl_plain_password,
         )
         self._offset_fetcher = OffsetFetcher(
-            self._client, request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms
+            self._client,
+            request_timeout_ms=request_timeout_ms,
+            retry_backoff_ms=retry_backoff_ms,
+            isolation_level=fetch_config.isolation_level,
         )
         self._fetcher = Fetcher(
             self._client,

@@ -58,7 +58,7 @@ from kafkette.protocol.consumer_protocol import (
     encode_assignment,
     encode_subscription,
 )
-from kafkette.protocol.errors import Errors, KafkaError, error_class, error_name
+from kafkette.protocol.errors import Errors, KafkaError, KafkaTimeoutError, error_class, error_name
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -258,18 +258,35 @@ class ConsumerCoordinator:
     ) -> dict[TopicPartition, OffsetAndMetadata | None]:
         """The group's committed offsets of ``partitions`` (None where there is none).
 
+        Asks for stable offsets (``require_stable``, KIP-447, as Kafka's consumer always does): while
+        a transaction that sent offsets for a partition is being completed the coordinator answers
+        UNSTABLE_OFFSET_COMMIT, and the request is sent again ``retry_backoff_ms`` later.
+
         Raises:
             KafkaError: the group's error (class named after the code).
+            KafkaTimeoutError: offsets still unstable after ``request_timeout_ms``.
         """
         by_topic: dict[str, list[int]] = {}
         for tp in partitions:
             by_topic.setdefault(tp.topic, []).append(tp.partition)
         topics = [OffsetFetchRequestTopic(name=n, partition_indexes=sorted(ps)) for n, ps in by_topic.items()]
-        response = await self._channel.send(
-            lambda: OffsetFetchRequest(group_id=self.group_id, topics=topics),
-            lambda r: r.error_code,
-            self._request_timeout_ms,
-        )
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._request_timeout_ms / 1000
+        while True:
+            response = await self._channel.send(
+                lambda: OffsetFetchRequest(group_id=self.group_id, topics=topics, require_stable=True),
+                lambda r: r.error_code,
+                self._request_timeout_ms,
+            )
+            if not any(
+                p.error_code == Errors.UNSTABLE_OFFSET_COMMIT for t in response.topics for p in t.partitions
+            ):
+                break
+            if loop.time() + self._retry_backoff_ms / 1000 >= deadline:
+                raise KafkaTimeoutError(
+                    f"Offsets of group {self.group_id!r} still unstable (open transaction)"
+                )
+            await asyncio.sleep(self._retry_backoff_ms / 1000)
         found = committed_offsets(self.group_id, response)
         return {tp: found.get(tp) for tp in partitions}
 

@@ -36,13 +36,20 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from kafkette.client.consumer.aborted_transactions import AbortedTransactionFilter, ControlBatchFilter
 from kafkette.client.consumer.fetch_config import FetchConfig
 from kafkette.client.consumer.offset_fetcher import OffsetFetcher
 from kafkette.client.consumer.subscription_state import SubscriptionState, TopicPartitionState
 from kafkette.client.fault_logger import FaultLogger
 from kafkette.client.kafka_client import KafkaClient
 from kafkette.common.background_tasks import BackgroundTasks, wait_for_wakeup
-from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchResponse, FetchTopic
+from kafkette.protocol.apis.fetch import (
+    FetchPartition,
+    FetchPartitionData,
+    FetchRequest,
+    FetchResponse,
+    FetchTopic,
+)
 from kafkette.protocol.errors import (
     Errors,
     KafkaError,
@@ -108,8 +115,15 @@ class PartitionRecords:
         return self.index >= len(self.records)
 
 
-def parse_records(tp: TopicPartition, buf: bytes, fetch_offset: int) -> list[ConsumerRecord]:
-    """Decode every whole batch of a fetch answer, dropping offsets below ``fetch_offset``.
+def parse_records(
+    tp: TopicPartition,
+    buf: bytes,
+    fetch_offset: int,
+    batch_filter: AbortedTransactionFilter | None = None,
+) -> list[ConsumerRecord]:
+    """Decode every whole batch of a fetch answer, dropping offsets below ``fetch_offset``,
+    control batches, and the batches ``batch_filter`` drops (read_committed: those of aborted
+    transactions; it sees every batch, in offset order).
 
     Per batch: one CRC32C check and one msgpack call (``decode_rows``; a batch in Kafka's
     varint record encoding, as a Kafka client produces it, takes one pass over its records
@@ -121,7 +135,7 @@ def parse_records(tp: TopicPartition, buf: bytes, fetch_offset: int) -> list[Con
             is not ``[offset_delta, timestamp_delta, key, value, headers]``.
     """
     with _gc_paused():
-        return _decode(tp, buf, fetch_offset)
+        return _decode(tp, buf, fetch_offset, batch_filter or ControlBatchFilter)
 
 
 @contextlib.contextmanager
@@ -145,13 +159,19 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _decode(tp: TopicPartition, buf: bytes, fetch_offset: int) -> list[ConsumerRecord]:
+def _decode(
+    tp: TopicPartition,
+    buf: bytes,
+    fetch_offset: int,
+    batch_filter: AbortedTransactionFilter | type[ControlBatchFilter],
+) -> list[ConsumerRecord]:
     topic, partition = tp
     out: list[ConsumerRecord] = []
     append = out.append
     new = _new_tuple
+    skip = batch_filter.skip
     for pos, header in iter_batches(buf, verify_crc=True):
-        if header.next_offset <= fetch_offset:
+        if skip(buf, pos, header) or header.next_offset <= fetch_offset:
             continue
         rows = decode_rows(buf, pos, header)
         base_offset = header.base_offset
@@ -540,7 +560,7 @@ class Fetcher:
             max_wait_ms=config.fetch_max_wait_ms,
             min_bytes=config.fetch_min_bytes,
             max_bytes=config.fetch_max_bytes,
-            isolation_level=0,
+            isolation_level=config.isolation_level,
             topics=[FetchTopic(topic=t, partitions=parts) for t, parts in by_topic.items()],
         )
 
@@ -581,9 +601,10 @@ class Fetcher:
                 if fetch_offset is None or not self._subs.is_assigned(tp):
                     continue
                 position = self._subs.position(tp)
+                end_offset, batch_filter = self._readable_end(part)
                 if position == fetch_offset:
                     self._handle_partition(
-                        tp, fetch_offset, part.error_code, part.high_watermark, part.records
+                        tp, fetch_offset, part.error_code, end_offset, part.records, batch_filter
                     )
                     continue
                 current = self._records.get(tp)
@@ -592,8 +613,18 @@ class Fetcher:
                     and current.next_offset == fetch_offset
                     and current.position == position
                 ):
-                    self._keep_prefetched(tp, current, part.error_code, part.high_watermark, part.records)
+                    self._keep_prefetched(
+                        tp, current, part.error_code, end_offset, part.records, batch_filter
+                    )
                 # else a seek or reset happened while the fetch was in flight: the answer is stale
+
+    def _readable_end(self, part: FetchPartitionData) -> tuple[int, AbortedTransactionFilter | None]:
+        """The offset a partition's records are readable to (read_committed: the last stable offset,
+        Kafka's lag and end for such a consumer; else the high watermark) and the filter of the
+        answer's aborted transactions (None for read_uncommitted)."""
+        if self._config.isolation_level and part.last_stable_offset >= 0:
+            return part.last_stable_offset, AbortedTransactionFilter(part.aborted_transactions)
+        return part.high_watermark, None
 
     def _keep_prefetched(
         self,
@@ -602,6 +633,7 @@ class Fetcher:
         code: int,
         high_watermark: int,
         records: bytes | None,
+        batch_filter: AbortedTransactionFilter | None = None,
     ) -> None:
         """Keep the answer of a fetch sent ahead of ``tp``'s buffered records ``current`` for when
         they are used up.  An error or a corrupt answer ends fetching ahead of them (no retry
@@ -616,7 +648,7 @@ class Fetcher:
             current.next_offset = _ahead_from(fetch_offset, high_watermark)  # nothing new yet
             return
         try:
-            parsed = parse_records(tp, records, fetch_offset)
+            parsed = parse_records(tp, records, fetch_offset, batch_filter)
         except CorruptRecordError:
             current.next_offset = -1
             return
@@ -629,14 +661,20 @@ class Fetcher:
             current.next_offset = _ahead_from(next_offset, high_watermark)  # only compacted-away records
 
     def _handle_partition(
-        self, tp: TopicPartition, fetch_offset: int, code: int, high_watermark: int, records: bytes | None
+        self,
+        tp: TopicPartition,
+        fetch_offset: int,
+        code: int,
+        high_watermark: int,
+        records: bytes | None,
+        batch_filter: AbortedTransactionFilter | None = None,
     ) -> None:
         if code == Errors.NONE:
             self._subs.state(tp).high_watermark = high_watermark
             if not records:
                 return
             try:
-                parsed = parse_records(tp, records, fetch_offset)
+                parsed = parse_records(tp, records, fetch_offset, batch_filter)
             except CorruptRecordError as exc:
                 self._error = error_class(Errors.CORRUPT_MESSAGE)(f"{tp} at offset {fetch_offset}: {exc}")
                 self._subs.backoff(tp, self._retry_backoff_ms)

@@ -120,9 +120,15 @@ class OffsetFetcher:
     """
 
     def __init__(
-        self, client: KafkaClient, *, request_timeout_ms: int = 30000, retry_backoff_ms: int = 100
+        self,
+        client: KafkaClient,
+        *,
+        request_timeout_ms: int = 30000,
+        retry_backoff_ms: int = 100,
+        isolation_level: int = 0,
     ) -> None:
         self._client = client
+        self._isolation_level = isolation_level  # 1: "latest" is the last stable offset
         self._request_timeout_ms = request_timeout_ms
         self._retry_backoff_ms = retry_backoff_ms
 
@@ -184,7 +190,7 @@ class OffsetFetcher:
             by_topic[topic].append(ListOffsetsPartition(partition_index=partition, timestamp=ts))
         request = ListOffsetsRequest(
             replica_id=-1,
-            isolation_level=0,
+            isolation_level=self._isolation_level,
             topics=[ListOffsetsTopic(name=t, partitions=parts) for t, parts in by_topic.items()],
         )
         response: ListOffsetsResponse = await self._client.send(node_id, request)

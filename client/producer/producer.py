@@ -33,6 +33,8 @@ from kafkette.client.producer.producer_batch import (
 from kafkette.client.producer.record_accumulator import RecordAccumulator
 from kafkette.client.producer.sender import DEFAULT_RETRIES, Sender
 from kafkette.client.producer.transaction_manager import TransactionManager
+from kafkette.client.producer.transactional_producer import TransactionalProducerMixin
+from kafkette.client.producer.transactional_requests import TransactionalRequests
 from kafkette.protocol.compression import COMPRESSION_NONE, codec_for_name
 from kafkette.protocol.errors import IllegalStateError, KafkaError, KafkaTimeoutError
 from kafkette.protocol.topic_partition import TopicPartition
@@ -71,7 +73,7 @@ def _check_headers(headers: Any) -> list[tuple[str, bytes | None]] | None:
     return out
 
 
-class Producer:
+class Producer(TransactionalProducerMixin):
     """An asyncio producer with per-partition batching.
 
     Args:
@@ -120,6 +122,13 @@ class Producer:
             ``"zstd"``: the codec each batch's records are compressed with (Kafka's
             ``compression.type``, applied per batch; aiokafka's keyword).  The broker keeps
             the batch as sent unless the topic's ``compression.type`` names another codec.
+        transactional_id: Kafka's ``transactional.id``: makes the producer transactional (KIP-98;
+            implies idempotence, needs acks="all"): ``start`` runs ``initTransactions``, then
+            records are sent between ``begin_transaction`` and ``commit_transaction`` /
+            ``abort_transaction`` (or inside ``async with producer.transaction()``).  A newer
+            producer started with the same id fences this one (``ProducerFencedError``).
+        transaction_timeout_ms: Kafka's ``transaction.timeout.ms``: the coordinator aborts a
+            transaction left open longer than this (ms).
 
     Raises:
         ValueError: invalid settings, or no ``bootstrap_servers`` given and a malformed
@@ -151,8 +160,18 @@ class Producer:
         sasl_mechanism: str = "PLAIN",
         sasl_plain_username: str | None = None,
         sasl_plain_password: str | None = None,
+        transactional_id: str | None = None,
+        transaction_timeout_ms: int = 60000,
     ) -> None:
         self._acks = Acks.parse(acks)
+        self.transactional_id = transactional_id
+        self._transaction_timeout_ms = transaction_timeout_ms
+        if transactional_id is not None:
+            if enable_idempotence is False:
+                raise ValueError("Cannot set a transactional_id without enabling idempotence")
+            if transaction_timeout_ms < 1:
+                raise ValueError(f"transaction_timeout_ms must be >= 1, got {transaction_timeout_ms}")
+            enable_idempotence = True
         self.compression_type = compression_type
         compression = COMPRESSION_NONE if compression_type is None else codec_for_name(compression_type)
         if max_in_flight_requests_per_connection < 1:
@@ -211,6 +230,7 @@ class Producer:
         self._partition_cache: dict[str, tuple[int, list[int], list[int], dict[int, TopicPartition]]] = {}
         self._closed = False
         self._sends_since_yield = 0
+        self._txn: TransactionalRequests | None = None
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -233,6 +253,22 @@ class Producer:
             if self.enable_idempotence
             else None
         )
+        if self.transactional_id is not None:
+            assert transaction_manager is not None
+            self._txn = TransactionalRequests(
+                self._client,
+                transaction_manager,
+                self._accumulator,
+                transactional_id=self.transactional_id,
+                transaction_timeout_ms=self._transaction_timeout_ms,
+                max_block_ms=self._request_timeout_ms,
+                retry_backoff_ms=self._retry_backoff_ms,
+            )
+            try:
+                await self._txn.init_transactions()
+            except BaseException:
+                await self._client.close()
+                raise
         self._sender = Sender(
             self._client,
             self._accumulator,
@@ -242,6 +278,7 @@ class Producer:
             client_id=self.client_id,
             transaction_manager=transaction_manager,
             retries=self._retries,
+            transactional=self._txn,
         )
         self._sender.start()
 
@@ -332,6 +369,8 @@ class Producer:
         acc = self._accumulator
         if acc is None or self._closed:
             raise IllegalStateError("Producer is not started" if not self._closed else "Producer is closed")
+        if self._txn is not None:
+            self._txn.state.check_can_add_partition(topic, has_producer_id=True)
         # The common case (bytes or None, no headers, cached metadata) takes no extra calls:
         # this runs once per record.
         key_bytes = key if key is None or type(key) is bytes else to_bytes(key, "key")

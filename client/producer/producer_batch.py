@@ -21,6 +21,7 @@ from kafkette.protocol.record_batch import (
     COMPRESSION_NONE,
     HEADER_SIZE,
     RECORDS_MSGPACK_MASK,
+    TRANSACTIONAL_MASK,
     build_batch_from_payload,
     compress,
 )
@@ -113,6 +114,7 @@ class ProducerBatch:
         "max_timestamp",
         "order",
         "leader_epoch",
+        "transactional",
     )
 
     def __init__(
@@ -147,6 +149,7 @@ class ProducerBatch:
         # Leader epoch of the partition when its last attempt failed (-1 unknown): a newer leader
         # ends the retry backoff at once (KIP-951, Kafka's hasLeaderChangedForTheOngoingRetry).
         self.leader_epoch = -1
+        self.transactional = False  # Kafka's transactional bit (4), set with the stamp
 
     @property
     def completion(self) -> asyncio.Future[None]:
@@ -230,16 +233,22 @@ class ProducerBatch:
                 record_count=len(self.rows),
                 base_timestamp=self.base_timestamp,
                 max_timestamp=self.max_timestamp,
-                attributes=self.compression | RECORDS_MSGPACK_MASK,
+                attributes=self.compression
+                | RECORDS_MSGPACK_MASK
+                | (TRANSACTIONAL_MASK if self.transactional else 0),
                 producer_id=self.producer_id,
                 producer_epoch=self.producer_epoch,
                 base_sequence=self.base_sequence,
             )
         return self._encoded
 
-    def stamp(self, producer_id: int, producer_epoch: int, base_sequence: int) -> None:
+    def stamp(
+        self, producer_id: int, producer_epoch: int, base_sequence: int, transactional: bool = False
+    ) -> None:
         """Set the idempotence stamp (a new stamp after a producer id reset drops the
-        encoded bytes, which carry the old one)."""
+        encoded bytes, which carry the old one); ``transactional`` marks the batch as part of a
+        transaction (KIP-98)."""
+        self.transactional = transactional
         if self._encoded is not None and (
             producer_id != self.producer_id
             or producer_epoch != self.producer_epoch

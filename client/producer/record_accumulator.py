@@ -374,6 +374,22 @@ class RecordAccumulator:
         self._closed = True
         self.wakeup.set()
 
+    def abort_undrained_batches(self, exc: BaseException) -> int:
+        """Fail and release every queued batch, leaving those in flight to their answers (an
+        aborted transaction's batches; Kafka's ``abortUndrainedBatches``).
+
+        Returns:
+            The number of batches failed.
+        """
+        failed = 0
+        for dq in self._batches.values():
+            for batch in dq:
+                batch.fail(exc)
+                self.deallocate(batch)
+                failed += 1
+        self._batches.clear()
+        return failed
+
     def abort_batches(self, exc: BaseException) -> int:
         """Fail and release every incomplete batch (queued or in flight).
 

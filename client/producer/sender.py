@@ -35,6 +35,7 @@ from kafkette.client.kafka_client import KafkaClient
 from kafkette.client.producer.producer_batch import ProducerBatch
 from kafkette.client.producer.record_accumulator import RecordAccumulator
 from kafkette.client.producer.transaction_manager import TransactionManager
+from kafkette.client.producer.transactional_requests import TransactionalRequests
 from kafkette.common.background_tasks import BackgroundTasks, wait_for_wakeup
 from kafkette.protocol.apis.produce import (
     ProducePartitionData,
@@ -84,6 +85,9 @@ class Sender:
             producer id, epoch and sequence); None otherwise.
         retries: how many times a batch is sent again after a retriable error (Kafka's
             ``retries``; the default retries until ``delivery.timeout.ms``).
+        transactional: set for a transactional producer: a partition's batches are sent only
+            once AddPartitionsToTxn added it to the transaction, requests carry the
+            ``transactional.id``, and a batch failing for good fails the transaction.
     """
 
     def __init__(
@@ -97,12 +101,14 @@ class Sender:
         client_id: str,
         transaction_manager: TransactionManager | None = None,
         retries: int = DEFAULT_RETRIES,
+        transactional: TransactionalRequests | None = None,
     ) -> None:
         if retries < 0:
             raise ValueError(f"retries must be >= 0, got {retries}")
         self._client = client
         self._retries = retries
         self._tm = transaction_manager
+        self._txn = transactional
         self._acc = accumulator
         self._acks = acks
         self._request_timeout_ms = request_timeout_ms
@@ -158,6 +164,11 @@ class Sender:
                 await wait_for_wakeup(acc.wakeup, BUSY_RECHECK_MS)
                 continue
             ready, next_ms = acc.ready(self._in_flight_batches, self._max_in_flight, self._leader_epoch_of)
+            if ready and self._txn is not None:
+                new = self._txn.partitions_to_add(ready)
+                if new:
+                    await self._add_partitions_to_txn(new)
+                    continue
             if ready:
                 wait_ms = self._send_ready(ready)
                 if wait_ms == 0:
@@ -206,7 +217,27 @@ class Sender:
                 )
                 self._tm = None
 
+    async def _add_partitions_to_txn(self, tps: list[TopicPartition]) -> None:
+        """AddPartitionsToTxn for partitions about to get their first batch of the transaction;
+        when that fails (or the transaction already has), their queued batches fail with the error."""
+        txn = self._txn
+        assert txn is not None
+        error = txn.state.last_error
+        if error is None:
+            try:
+                await txn.add_partitions(tps)
+                return
+            except KafkaError as exc:
+                logger.warning("%s AddPartitionsToTxn for %s failed: %s", self._log_prefix, tps, exc)
+                error = exc
+        for tp in tps:
+            while (batch := self._acc.drain(tp)) is not None:
+                self._fail(batch, error)
+
     def _maybe_reset_producer_id(self, batch: ProducerBatch, exc: BaseException) -> None:
+        if self._txn is not None:
+            self._txn.on_batch_failed(exc)  # the transaction fails, the producer id stays
+            return
         tm = self._tm
         if tm is not None and batch.producer_id >= 0 and batch.producer_id == tm.producer_id:
             tm.reset_producer_id(exc)
@@ -312,7 +343,7 @@ class Sender:
                 parts = by_topic[topic] = []
             parts.append(ProducePartitionData(index=partition, records=batch.encoded()))
         return ProduceRequest(
-            transactional_id=None,
+            transactional_id=self._txn.transactional_id if self._txn is not None else None,
             acks=self._acks,
             timeout_ms=self._request_timeout_ms,
             topic_data=[ProduceTopicData(name=t, partition_data=parts) for t, parts in by_topic.items()],

@@ -9,7 +9,8 @@ that is not the next one is only a batch sent behind an earlier failed one, and 
 retried), and starting over with a new producer id after a batch failed for good (its
 sequence range would otherwise leave a gap and every later batch would be refused;
 batches still holding the old stamp are stamped again when they are next drained).
-Transactions are out of scope.
+Transactional requests are ``transactional_requests``'s; here only the producer id they obtain
+(``set_producer_id``) and the transactional bit of stamped batches.
 
 Kafka concept: ``TransactionManager`` in its idempotent-only role (KIP-98).
 Does not own batching or sending.
@@ -61,6 +62,7 @@ class TransactionManager:
         self._log_prefix = f"[Producer clientId={client_id}]"
         self.producer_id = NO_PRODUCER_ID
         self.producer_epoch = -1
+        self.transactional = False  # set by a transactional producer: batches carry the flag
         self._sequences: dict[TopicPartition, int] = {}
         self._acked_end: dict[TopicPartition, int] = {}  # sequence after the last acknowledged batch
 
@@ -109,6 +111,14 @@ class TransactionManager:
                 raise KafkaTimeoutError(f"Could not obtain a producer id: {last_exc}")
             await asyncio.sleep(self._retry_backoff_ms / 1000)
 
+    def set_producer_id(self, producer_id: int, producer_epoch: int) -> None:
+        """Take the producer id and epoch a transactional InitProducerId answered (sequences restart)."""
+        self.producer_id = producer_id
+        self.producer_epoch = producer_epoch
+        self._sequences.clear()
+        self._acked_end.clear()
+        logger.info("%s ProducerId set to %d with epoch %d", self._log_prefix, producer_id, producer_epoch)
+
     def stamp(self, batch: ProducerBatch) -> None:
         """Give a drained batch the producer id, epoch and its base sequence, once per
         producer id: a retry keeps its stamp, a batch stamped under a producer id since
@@ -121,7 +131,7 @@ class TransactionManager:
         tp = batch.tp
         sequences = self._sequences
         sequence = sequences.get(tp, 0)
-        batch.stamp(producer_id, self.producer_epoch, sequence)
+        batch.stamp(producer_id, self.producer_epoch, sequence, self.transactional)
         sequences[tp] = (sequence + len(batch.rows)) & MAX_SEQUENCE
 
     def on_acknowledged(self, batch: ProducerBatch) -> None:

@@ -91,6 +91,7 @@ def test_only_the_console_perf_group_acl_and_config_tools_take_a_flag_the_table_
         ("kafkette acls", "--group"),
         ("kafkette acls", "--list"),
         ("kafkette acls", "--transactional-id"),
+        ("kafkette produce", "--transactional-id"),
         ("kafkette configs alter", "--client"),
         ("kafkette configs alter", "--entity-default"),
         ("kafkette configs alter", "--user"),
@@ -143,9 +144,9 @@ def test_only_the_console_perf_group_acl_and_config_tools_take_a_flag_the_table_
             "--group: perf consume reads every partition without a group; kafkette consume takes --group",
         ),
         (
-            ["consume", "--topic", "t", "--isolation-level", "read_committed"],
-            "Error: kafkette consume does not take Kafka's --isolation-level: "
-            "transactions are not supported yet: every read is read_uncommitted",
+            ["perf", "produce", "--topic", "t", "--transactional-id", "x"],
+            "Error: kafkette perf produce does not take Kafka's --transactional-id: "
+            "kafkette perf does not run transactions; kafkette produce takes --transactional-id",
         ),
         (
             ["consume", "--topic", "t", "--formatter", "kafka.tools.LoggingMessageFormatter"],
@@ -238,8 +239,9 @@ def test_a_mistyped_flag_keeps_clicks_did_you_mean(args, line):
             "Error: --property print.key must be true or false, got 'yes'",
         ),
         (
-            ["consume", "--topic", "t", "--consumer-property", "isolation.level=read_committed"],
-            "Error: Unknown Consumer property 'isolation.level' in --consumer-property",
+            ["consume", "--topic", "t", "--consumer-property", "isolation.level=read_whatever"],
+            "Error: Bad Consumer properties in --consumer-property: isolation_level must be "
+            "'read_uncommitted' or 'read_committed', not 'read_whatever'",
         ),
         (
             ["consume", "--topic", "t", "--group", "g", "--partition", "0"],
