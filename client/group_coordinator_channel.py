@@ -41,13 +41,23 @@ class GroupCoordinatorChannel:
 
     Args:
         client: the network client (its brokers answer FindCoordinator).
-        group_id: the group.
+        group_id: the group (or, with ``key_type`` COORDINATOR_TYPE_TRANSACTION, the transactional id).
         retry_backoff_ms: pause between tries (ms).
+        key_type: FindCoordinator's key type: COORDINATOR_TYPE_GROUP (0) or
+            COORDINATOR_TYPE_TRANSACTION (1, the transaction coordinator of a transactional id).
     """
 
-    def __init__(self, client: KafkaClient, group_id: str, *, retry_backoff_ms: int = 100) -> None:
+    def __init__(
+        self,
+        client: KafkaClient,
+        group_id: str,
+        *,
+        retry_backoff_ms: int = 100,
+        key_type: int = COORDINATOR_TYPE_GROUP,
+    ) -> None:
         self._client = client
         self.group_id = group_id
+        self._key_type = key_type
         self._retry_backoff_ms = retry_backoff_ms
         self.coordinator: tuple[int, str, int] | None = None  # (node id, host, port)
 
@@ -59,7 +69,7 @@ class GroupCoordinatorChannel:
         """
         try:
             response: FindCoordinatorResponse = await self._client.send_to_any(
-                FindCoordinatorRequest(key_type=COORDINATOR_TYPE_GROUP, coordinator_keys=[self.group_id])
+                FindCoordinatorRequest(key_type=self._key_type, coordinator_keys=[self.group_id])
             )
         except (KafkaConnectionError, KafkaTimeoutError) as exc:
             return exc
