@@ -84,8 +84,10 @@ def _echo_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
 
 
 def _failed(message: str, exc: BaseException) -> click.ClickException:
-    """Kafka's ``printErrorAndExit(message, cause)`` line."""
-    return click.ClickException(f"{message}: {exc}. Enable debug logging for additional detail.")
+    """Kafka's ``printErrorAndExit(message, cause)`` line (the cause's own final period dropped)."""
+    return click.ClickException(
+        f"{message}: {str(exc).rstrip('.')}. Enable debug logging for additional detail."
+    )
 
 
 def list_rows(by_broker: dict[int, list[TransactionListing]]) -> list[list[str]]:

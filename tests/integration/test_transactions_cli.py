@@ -308,3 +308,4 @@ def test_a_transactional_id_no_coordinator_knows_is_one_error_line(cluster):
     [line] = done.stderr.splitlines()
     assert line.startswith("Error: Failed to describe transaction state of transactional-id `never-used`: ")
     assert "TRANSACTIONAL_ID_NOT_FOUND" in line
+    assert line.endswith("could not be found. Enable debug logging for additional detail.")
