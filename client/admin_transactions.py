@@ -157,11 +157,13 @@ def _producer_state(p: Any) -> ProducerState:
 
 class TransactionAdminCalls:
     """The transaction calls of ``AdminClient`` (a mixin: it uses the client's ``_client``,
-    ``_request_timeout_ms`` and ``_retry_backoff_ms``)."""
+    ``_request_timeout_ms``, ``_retry_backoff_ms`` and ``describe_topics``)."""
 
     _client: Any
     _request_timeout_ms: int
     _retry_backoff_ms: int
+
+    describe_topics: Any  # AdminClient.describe_topics
 
     async def list_transactions(
         self,
@@ -415,13 +417,17 @@ class TransactionAdminCalls:
         answer has an ``error_code``).
 
         Raises:
+            UnknownTopicOrPartitionError: a topic or partition the metadata does not have.
             KafkaTimeoutError: leaders still unknown or unreachable after ``request_timeout_ms``.
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._request_timeout_ms / 1000
-        for topic in dict.fromkeys(tp.topic for tp in partitions):
-            self._client.add_topic(topic)
-        await self._client.refresh_metadata()
+        topics = list(dict.fromkeys(tp.topic for tp in partitions))
+        descriptions = await self.describe_topics(topics)  # caches leaders; unknown topics raise here
+        for tp in partitions:
+            self._client.add_topic(tp.topic)
+            if all(p.partition != tp.partition for p in descriptions[tp.topic].partitions):
+                raise _error(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"Partition {tp}", "it does not exist")
         answers: dict[TopicPartition, Any] = {}
         remaining = list(partitions)
         while True:

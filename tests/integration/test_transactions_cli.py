@@ -3,7 +3,8 @@ opened with raw requests shows in ``list`` (with its filters), ``describe`` and 
 (on the leader and on the follower); ``abort --start-offset`` writes the ABORT marker so the
 partition's last stable offset reaches the high watermark; ``find-hanging`` reports a transactional
 batch of a producer id no coordinator knows, not an old transaction its coordinator still holds,
-and ``abort --producer-id ...`` ends it (Kafka's TransactionsCommand over Admin's KIP-664 calls)."""
+and ``abort --producer-id ...`` ends it; the AdminClient calls' filters, per-broker listing,
+per-id errors and refusals (Kafka's TransactionsCommand over Admin's KIP-664 calls)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ from kafkette.protocol.apis.find_coordinator import COORDINATOR_TYPE_TRANSACTION
 from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest
 from kafkette.protocol.apis.transactions import AddPartitionsToTxnRequest, AddPartitionsToTxnTopic
-from kafkette.protocol.errors import Errors
+from kafkette.protocol.errors import Errors, TransactionalIdNotFoundError, UnknownTopicOrPartitionError
 from kafkette.protocol.record_batch import build_kafka_batch
+from kafkette.protocol.topic_partition import TopicPartition
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -309,3 +311,51 @@ def test_a_transactional_id_no_coordinator_knows_is_one_error_line(cluster):
     assert line.startswith("Error: Failed to describe transaction state of transactional-id `never-used`: ")
     assert "TRANSACTIONAL_ID_NOT_FOUND" in line
     assert line.endswith("could not be found. Enable debug logging for additional detail.")
+
+
+def test_the_admin_calls_filter_merge_and_refuse(cluster):
+    """After the tests above, ``orders-tx`` and ``live-tx`` are Ongoing at their coordinators."""
+
+    async def run() -> None:
+        async with AdminClient(bootstrap_servers=cluster.bootstrap_servers) as admin:
+            ongoing = {
+                t.transactional_id: t for t in await admin.list_transactions(state_filters=["Ongoing"])
+            }
+            assert {"orders-tx", "live-tx"} <= set(ongoing) and all(
+                t.state == "Ongoing" for t in ongoing.values()
+            )
+            assert await admin.list_transactions(state_filters=["CompleteCommit"]) == []
+            live = ongoing["live-tx"]
+            assert await admin.list_transactions(producer_id_filters=[live.producer_id]) == [live]
+            by_broker = await admin.list_transactions_by_broker_id()
+            assert sorted(by_broker) == sorted(cluster.broker_ids)
+            assert sorted(t.transactional_id for ts in by_broker.values() for t in ts) == sorted(ongoing)
+
+            described = await admin.describe_transactions(["live-tx", "orders-tx"])
+            assert described["live-tx"].topic_partitions == {TopicPartition(TOPIC, 1)}
+            assert described["live-tx"].producer_id == live.producer_id
+            assert described["orders-tx"].state == "Ongoing"
+            each = await admin.describe_transactions_each(["live-tx", "never-used"])
+            assert isinstance(each["never-used"], TransactionalIdNotFoundError)
+            with pytest.raises(TransactionalIdNotFoundError):
+                await admin.describe_transactions(["never-used"])
+
+            tp1 = TopicPartition(TOPIC, 1)
+            follower = next(r for r in LAYOUT[1][1] if r != LAYOUT[1][0])
+            on_leader = await admin.describe_producers([tp1])
+            on_follower = await admin.describe_producers([tp1], broker_id=follower)
+            assert on_leader == on_follower
+            open_ = [
+                p for p in on_leader[tp1].active_producers if p.current_transaction_start_offset is not None
+            ]
+            assert [p.producer_id for p in open_] == [live.producer_id]
+            with pytest.raises(UnknownTopicOrPartitionError):
+                await admin.describe_producers([TopicPartition("no-such-topic", 0)])
+            with pytest.raises(UnknownTopicOrPartitionError, match=f"Partition {TOPIC}-7"):
+                await admin.describe_producers([TopicPartition(TOPIC, 7)])
+            with pytest.raises(TypeError):
+                await admin.describe_producers([(TOPIC, 0)])
+            with pytest.raises(TypeError):
+                await admin.abort_transaction((tp1, live.producer_id, 0, 0))
+
+    asyncio.run(run())
