@@ -1,19 +1,22 @@
-"""The AdminClient's transaction calls: ListTransactions, DescribeTransactions, DescribeProducers and
-aborting a hanging transaction with WriteTxnMarkers (KIP-664).
+"""The AdminClient's transaction calls: ListTransactions, DescribeTransactions, DescribeProducers,
+aborting a hanging transaction with WriteTxnMarkers (KIP-664) and fencing a transactional id's
+producer with InitProducerId (KIP-618, KIP-939's forced termination).
 
-Owns: ``TransactionAdminCalls`` (the four calls, mixed into ``kafkette.client.admin.AdminClient``)
+Owns: ``TransactionAdminCalls`` (the calls, mixed into ``kafkette.client.admin.AdminClient``)
 and their value types, named as Kafka's: ``TransactionListing``, ``TransactionDescription``,
 ``ProducerState``, ``PartitionProducerState`` and ``AbortTransactionSpec``.  Where each request
 goes, as Kafka's handlers send it: ListTransactions to every live broker (each answers the
 transactions its coordinator owns; ``ListTransactionsHandler`` with ``AllBrokersStrategy``),
-DescribeTransactions to each transactional id's coordinator (FindCoordinator key type 1;
-``DescribeTransactionsHandler``), DescribeProducers to each partition's leader or to one given
-broker (``DescribeProducersHandler``), and the ABORT marker to the partition's leader
+DescribeTransactions and the fencing InitProducerId to each transactional id's coordinator
+(FindCoordinator key type 1; ``DescribeTransactionsHandler``, ``FenceProducersHandler``),
+DescribeProducers to each partition's leader or to one given broker
+(``DescribeProducersHandler``), and the ABORT marker to the partition's leader
 (``AbortTransactionHandler``).  A lost connection, a moved leader or coordinator and a coordinator
 still loading are retried ``retry_backoff_ms`` apart within ``request_timeout_ms``.
 
 Kafka concept: ``Admin.listTransactions``, ``Admin.describeTransactions``,
-``Admin.describeProducers``, ``Admin.abortTransaction``.
+``Admin.describeProducers``, ``Admin.abortTransaction``, ``Admin.fenceProducers``,
+``Admin.forceTerminateTransaction``.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from kafkette.protocol.apis.describe_producers import (
     DescribeProducersResponse,
 )
 from kafkette.protocol.apis.find_coordinator import COORDINATOR_TYPE_TRANSACTION
+from kafkette.protocol.apis.producer_ids import InitProducerIdRequest, InitProducerIdResponse
 from kafkette.protocol.apis.transactions import (
     DescribeTransactionsRequest,
     DescribeTransactionsResponse,
@@ -307,6 +311,58 @@ class TransactionAdminCalls:
                 TopicPartition(t.topic, p) for t in state.topics for p in t.partitions
             ),
         )
+
+    async def fence_producers(self, transactional_ids: Iterable[str]) -> dict[str, tuple[int, int]]:
+        """Fence the producers of each transactional id: InitProducerId with no producer id or
+        epoch at the id's coordinator, which bumps the epoch (the old producer gets PRODUCER_FENCED)
+        and aborts its ongoing transaction.  The transaction timeout sent is ``request_timeout_ms``,
+        as Kafka's ``FenceProducersHandler`` sends its timeout.  Kafka's ``Admin.fenceProducers``
+        (KIP-618).
+
+        Returns:
+            ``{transactional id: (producer id, new producer epoch)}`` in argument order.
+
+        Raises:
+            TransactionalIdAuthorizationFailedError, ClusterAuthorizationFailedError: denied.
+            KafkaTimeoutError: no coordinator answered (CONCURRENT_TRANSACTIONS and a coordinator
+                still loading are retried) within ``request_timeout_ms``.
+        """
+        ids = list(dict.fromkeys(transactional_ids))
+        fenced = await asyncio.gather(*(self._fence_producer(i) for i in ids))
+        return dict(zip(ids, fenced, strict=True))
+
+    async def force_terminate_transaction(self, transactional_id: str) -> None:
+        """Abort the ongoing transaction of ``transactional_id`` by fencing its producer (Kafka's
+        ``Admin.forceTerminateTransaction``, KIP-939: ``fence_producers`` of the one id).
+
+        Raises:
+            As ``fence_producers``.
+        """
+        await self.fence_producers([transactional_id])
+
+    async def _fence_producer(self, transactional_id: str) -> tuple[int, int]:
+        channel = GroupCoordinatorChannel(
+            self._client,
+            transactional_id,
+            retry_backoff_ms=self._retry_backoff_ms,
+            key_type=COORDINATOR_TYPE_TRANSACTION,
+        )
+        request = InitProducerIdRequest(
+            transactional_id=transactional_id,
+            transaction_timeout_ms=self._request_timeout_ms,
+            producer_id=-1,
+            producer_epoch=-1,
+        )
+        response: InitProducerIdResponse = await self._retrying(
+            lambda: channel.send(lambda: request, lambda r: r.error_code, self._request_timeout_ms),
+            lambda r: r.error_code == Errors.CONCURRENT_TRANSACTIONS,
+            f"InitProducerId for transactional id `{transactional_id}`",
+        )
+        if response.error_code != Errors.NONE:
+            raise _error(
+                response.error_code, f"InitProducerId request for transactionalId `{transactional_id}` failed"
+            )
+        return response.producer_id, response.producer_epoch
 
     async def describe_producers(
         self, partitions: Iterable[TopicPartition], broker_id: int | None = None

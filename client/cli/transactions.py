@@ -5,7 +5,9 @@ Owns: the command group and its subcommands with Kafka's flags: ``list`` (``--du
 ``--transactional-id-pattern``), ``describe --transactional-id``, ``describe-producers --topic
 --partition [--broker-id]``, ``abort --topic --partition`` with ``--start-offset`` or
 ``--producer-id --producer-epoch --coordinator-epoch``, ``find-hanging`` (``--broker-id`` and/or
-``--topic [--partition]``, ``--max-transaction-timeout`` in minutes, 15 by default); Kafka's tables
+``--topic [--partition]``, ``--max-transaction-timeout`` in minutes, 15 by default),
+``forceTerminateTransaction --transactionalId`` (Kafka's spelling: fences the id's producer, which
+aborts its transaction); Kafka's tables
 (``ToolsUtils.prettyPrintTable``: each cell padded to its column's width, then a tab) with Kafka's
 headers; and Kafka's error lines ("Failed to describe producers for partition t-0 on leader: ...").
 The data comes from the AdminClient (``kafkette.client.admin_transactions``).
@@ -432,3 +434,19 @@ def find_hanging(
 
     hanging = run_coroutine(run())
     _echo_table(HANGING_HEADERS, hanging_rows(hanging, _now_ms()))
+
+
+@transactions.command("forceTerminateTransaction")
+@click.option("--transactionalId", "transactional_id", required=True, help="Transactional id.")
+@bootstrap_server_option
+def force_terminate_transaction(transactional_id: str, bootstrap_server: str) -> None:
+    """Force abort an ongoing transaction on transactionalId (requires administrative privileges)."""
+
+    async def run() -> None:
+        async with admin_client(bootstrap_server, None, CLIENT_ID) as admin:
+            try:
+                await admin.force_terminate_transaction(transactional_id)
+            except KafkaError as exc:
+                raise _failed(f"Failed to force terminate transactionalId `{transactional_id}`", exc) from exc
+
+    run_coroutine(run())

@@ -4,7 +4,8 @@ opened with raw requests shows in ``list`` (with its filters), ``describe`` and 
 partition's last stable offset reaches the high watermark; ``find-hanging`` reports a transactional
 batch of a producer id no coordinator knows, not an old transaction its coordinator still holds,
 and ``abort --producer-id ...`` ends it; the AdminClient calls' filters, per-broker listing,
-per-id errors and refusals (Kafka's TransactionsCommand over Admin's KIP-664 calls)."""
+per-id errors and refusals; ``forceTerminateTransaction`` fencing a producer (its transaction
+aborted, the id Empty at a new epoch) (Kafka's TransactionsCommand over Admin's KIP-664 calls)."""
 
 from __future__ import annotations
 
@@ -359,3 +360,22 @@ def test_the_admin_calls_filter_merge_and_refuse(cluster):
                 await admin.abort_transaction((tp1, live.producer_id, 0, 0))
 
     asyncio.run(run())
+
+
+def test_force_terminate_fences_the_producer_and_aborts_its_transaction(cluster):
+    [_, before] = _table(cluster, "describe", "--transactional-id", "live-tx")
+    assert before[4] == "Ongoing"
+    _cli(
+        "forceTerminateTransaction",
+        "--transactionalId",
+        "live-tx",
+        "--bootstrap-server",
+        cluster.bootstrap_servers,
+    )
+    # The fencing InitProducerId aborts the transaction (CONCURRENT_TRANSACTIONS meanwhile, retried),
+    # then gives the id a new epoch with no transaction: Empty.
+    [_, after] = _table(cluster, "describe", "--transactional-id", "live-tx")
+    assert after[2] == before[2] and int(after[3]) > int(before[3])
+    assert (after[4], after[6], after[8]) == ("Empty", "None", "")
+    lso, hw = asyncio.run(_wait_stable(cluster, 1))
+    assert lso == hw

@@ -123,6 +123,7 @@ def test_abort_flags():
         (["find-hanging"], "requires either --topic or --broker-id"),
         (["find-hanging", "--broker-id", "1", "--partition", "0"], "--partition argument requires --topic"),
         (["find-hanging", "--topic", "t", "--max-transaction-timeout", "-1"], "--max-transaction-timeout"),
+        (["forceTerminateTransaction"], "Missing option '--transactionalId'"),
     ],
 )
 def test_bad_flags_are_one_error_line(args, message):
