@@ -1,5 +1,5 @@
 """Requests to a consumer group's coordinator, found with FindCoordinator and found again when
-it moves.
+it moves; also a transactional id's transaction coordinator (FindCoordinator key type 1).
 
 Owns: the coordinator known for one group (node id and address), looking it up (any broker
 answers FindCoordinator), and sending a group request to it with retries: a lost connection,
@@ -22,6 +22,7 @@ from typing import Any
 from kafkette.client.kafka_client import KafkaClient
 from kafkette.protocol.apis.find_coordinator import (
     COORDINATOR_TYPE_GROUP,
+    COORDINATOR_TYPE_TRANSACTION,
     FindCoordinatorRequest,
     FindCoordinatorResponse,
 )
@@ -58,6 +59,7 @@ class GroupCoordinatorChannel:
         self._client = client
         self.group_id = group_id
         self._key_type = key_type
+        self._key_name = "transactional id" if key_type == COORDINATOR_TYPE_TRANSACTION else "group"
         self._retry_backoff_ms = retry_backoff_ms
         self.coordinator: tuple[int, str, int] | None = None  # (node id, host, port)
 
@@ -136,11 +138,11 @@ class GroupCoordinatorChannel:
                     code = group_error(response)
                     if code not in COORDINATOR_RETRIABLE:
                         return response
-                    last = error_class(code)(
-                        f"coordinator {node_id} of group {self.group_id!r}: {error_class(code).message}"
-                    )
+                    where = f"coordinator {node_id} of {self._key_name} {self.group_id!r}"
+                    last = error_class(code)(f"{where}: {error_class(code).message}")
                 logger.info(
-                    "Group %s: coordinator %d unusable (%s); looking it up again",
+                    "%s %s: coordinator %d unusable (%s); looking it up again",
+                    self._key_name.capitalize(),
                     self.group_id,
                     node_id,
                     last,
@@ -148,6 +150,6 @@ class GroupCoordinatorChannel:
                 self.coordinator = None
             if loop.time() + self._retry_backoff_ms / 1000 >= deadline:
                 raise KafkaTimeoutError(
-                    f"no coordinator of group {self.group_id!r} answered in time: {last}"
+                    f"no coordinator of {self._key_name} {self.group_id!r} answered in time: {last}"
                 ) from last
             await asyncio.sleep(self._retry_backoff_ms / 1000)
