@@ -1,7 +1,8 @@
 """Kafkette's Python SDK: AdminClient, Producer, Consumer, LocalCluster and errors.
 
 Exports the public API (aiokafka-shaped, Kafka's names: AdminClient with NewTopic,
-NewPartitions and ConfigResource, Kafka's ACL, SCRAM and client quota value types, ...)
+NewPartitions and ConfigResource, Kafka's ACL, SCRAM, client quota and transaction value
+types, ...)
 and every error class of
 ``kafkette.protocol.errors`` (``KafkaError``, ``KafkaConnectionError``, ``KafkaTimeoutError``
 and one class per Kafka error code, e.g. ``NotLeaderOrFollowerError``).
@@ -48,6 +49,16 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(
         ("ClientQuotaAlteration", "ClientQuotaFilter", "ClientQuotaFilterComponent"),
         "kafkette.client.admin_quotas",
+    ),
+    **dict.fromkeys(
+        (
+            "AbortTransactionSpec",
+            "PartitionProducerState",
+            "ProducerState",
+            "TransactionDescription",
+            "TransactionListing",
+        ),
+        "kafkette.client.admin_transactions",
     ),
     **dict.fromkeys(
         (
@@ -134,5 +145,6 @@ __all__ = [
     "TopicDescription",
     "TopicPartition",
     *sorted(n for n, m in _LAZY.items() if m in _SECURITY_ADMIN_MODULES),
+    *sorted(n for n, m in _LAZY.items() if m == "kafkette.client.admin_transactions"),
     *sorted(_errors.all_error_classes()),
 ]

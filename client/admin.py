@@ -25,6 +25,7 @@ from typing import Any
 from kafkette.client.admin_acls import AclAdminCalls
 from kafkette.client.admin_quotas import QuotaAdminCalls
 from kafkette.client.admin_scram import ScramAdminCalls
+from kafkette.client.admin_transactions import TransactionAdminCalls
 from kafkette.client.bootstrap_servers import default_bootstrap_servers
 from kafkette.client.cluster_metadata import BrokerMetadata
 from kafkette.client.config_resource import (
@@ -141,9 +142,10 @@ def _not_quorum_leader(response: DescribeQuorumResponse) -> bool:
     return bool(partitions) and partitions[0].error_code == Errors.NOT_LEADER_OR_FOLLOWER
 
 
-class AdminClient(AclAdminCalls, ScramAdminCalls, QuotaAdminCalls):
-    """Administrative operations on topics and the cluster; ACLs, SCRAM users and client quotas
-    come from the mixins (``admin_acls``, ``admin_scram``, ``admin_quotas``).
+class AdminClient(AclAdminCalls, ScramAdminCalls, QuotaAdminCalls, TransactionAdminCalls):
+    """Administrative operations on topics and the cluster; ACLs, SCRAM users, client quotas and
+    transactions come from the mixins (``admin_acls``, ``admin_scram``, ``admin_quotas``,
+    ``admin_transactions``).
 
     Args:
         bootstrap_servers: ``"host:port,..."``; when not given, ``$KAFKETTE_BOOTSTRAP_SERVERS``, else

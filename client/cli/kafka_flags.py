@@ -1,8 +1,9 @@
 """Kafka tool flags that ``kafkette`` does not take, and what to use instead.
 
 Owns: ``KAFKA_FLAG_ADVICE`` (a flag of kafka-topics.sh, kafka-configs.sh, kafka-acls.sh,
-kafka-console-producer.sh, kafka-console-consumer.sh, kafka-leader-election.sh or the
-perf tools -> one sentence naming kafkette's way, or why it does not exist yet),
+kafka-console-producer.sh, kafka-console-consumer.sh, kafka-leader-election.sh,
+kafka-transactions.sh or the perf tools -> one sentence naming kafkette's way, or why it does
+not exist yet),
 ``COMMAND_FLAG_ADVICE`` (the same for a flag whose advice depends on the command it was
 given to: ``--timeout`` is the linger time in kafka-console-producer.sh) and
 ``advice_for`` (the one-line error ``kafkette.client.cli.main`` prints where click
@@ -109,6 +110,16 @@ COMMAND_FLAG_ADVICE: dict[tuple[str, str], str] = {
     ): "kafka-console-producer.sh's --timeout is how long a batch waits: use --linger-ms",
     ("perf produce", "--timeout"): "use --request-timeout-ms",
     ("topics", "--timeout"): "use --request-timeout-ms",
+    # kafka-transactions.sh takes these before its subcommand; kafkette takes them after it
+    ("transactions", "--bootstrap-server"): (
+        "give it after the subcommand: kafkette transactions list --bootstrap-server HOST:PORT"
+    ),
+    ("transactions", "--command-config"): (
+        "give it after the subcommand: kafkette transactions list --command-config FILE"
+    ),
+    ("transactions", "--timeout"): (
+        "kafka-transactions.sh has no --timeout either; use --command-config FILE with request.timeout.ms"
+    ),
     ("cluster status", "--timeout"): "use --request-timeout-ms",
     ("configs", "--timeout"): "use --request-timeout-ms",
     ("acls", "--timeout"): "use --request-timeout-ms",

@@ -5,7 +5,7 @@ into one ``Error: ...`` line on stderr with a non-zero exit, no traceback; a fla
 Kafka's tools that kafkette does not take names what to use instead), the
 ``kafkette`` group and ``main()`` (console script ``kafkette``).  Each command group
 lives in its own module (cluster, broker, topics, configs, produce, consume, perf,
-delete-records, metadata-quorum, acls).
+delete-records, metadata-quorum, acls, transactions).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from kafkette.client.cli.perf import perf
 from kafkette.client.cli.produce import produce
 from kafkette.client.cli.tools_logging import configure_tools_logging
 from kafkette.client.cli.topics import topics
+from kafkette.client.cli.transactions import transactions
 from kafkette.client.local_cluster import LocalClusterError
 from kafkette.common.process_tuning import tune_process_memory
 from kafkette.protocol.errors import KafkaError
@@ -90,6 +91,7 @@ kafkette.add_command(perf)
 kafkette.add_command(delete_records)
 kafkette.add_command(metadata_quorum)
 kafkette.add_command(acls)
+kafkette.add_command(transactions)
 
 
 def main() -> None:

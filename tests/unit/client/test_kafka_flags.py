@@ -92,6 +92,7 @@ def test_only_the_console_perf_group_acl_and_config_tools_take_a_flag_the_table_
         ("kafkette acls", "--list"),
         ("kafkette acls", "--transactional-id"),
         ("kafkette produce", "--transactional-id"),
+        ("kafkette transactions describe", "--transactional-id"),
         ("kafkette configs alter", "--client"),
         ("kafkette configs alter", "--entity-default"),
         ("kafkette configs alter", "--user"),
