@@ -1,12 +1,19 @@
-// A Kafka Streams application (processing.guarantee=at_least_once): lines -> words -> groupBy word
-// (a repartition topic) -> count (a state store with a changelog topic) -> an output topic.
-// Usage: WordCount <bootstrap.servers> <name prefix> <state dir>
+// A Kafka Streams application: lines -> words -> groupBy word (a repartition topic) -> count (a state
+// store with a changelog topic) -> an output topic.
+// Usage: WordCount <bootstrap.servers> <name prefix> <state dir> [at_least_once|exactly_once_v2]
 // Creates the input and output topics, produces LINES lines, runs the application until the
 // output topic holds the final count of every word, and prints "word count" lines sorted by word,
 // then "internal <topic>" for each topic the application created (repartition and changelog).
+// With exactly_once_v2 (KIP-447: one transactional producer per stream thread) it runs in two
+// phases: it counts the first half of the lines, prints "phase 1 counted", waits for a line on its
+// stdin (the caller kills a broker meanwhile), produces the second half and counts it; its reader
+// is read_committed, and a count above the expected one (a record counted twice) never matches.
 // Exits 1 when the counts are not reached within DEADLINE_MS.  Run by
-// tests/interop/test_java_clients.py against Apache Kafka and Kafkette.
+// tests/interop/test_java_clients.py and test_streams_exactly_once.py against Apache Kafka and
+// Kafkette.
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -42,6 +49,8 @@ public class WordCount {
     public static void main(String[] args) throws Exception {
         String bootstrap = args[0];
         String prefix = args[1];
+        String guarantee = args.length > 3 ? args[3] : StreamsConfig.AT_LEAST_ONCE;
+        boolean twoPhases = guarantee.equals(StreamsConfig.EXACTLY_ONCE_V2);
         String input = prefix + "-lines";
         String output = prefix + "-counts";
         String appId = prefix + "-wordcount";
@@ -52,23 +61,7 @@ public class WordCount {
                     .all().get(30, TimeUnit.SECONDS);
         }
         Map<String, Long> expected = new TreeMap<>();
-        Properties pp = new Properties();
-        pp.put("bootstrap.servers", bootstrap);
-        pp.put("acks", "all");
-        pp.put("key.serializer", StringSerializer.class.getName());
-        pp.put("value.serializer", StringSerializer.class.getName());
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(pp)) {
-            for (int i = 0; i < LINES; i++) {
-                StringBuilder line = new StringBuilder();
-                for (int w = 0; w <= i % 5; w++) {
-                    String word = WORDS[(i * 7 + w * 3) % WORDS.length];
-                    line.append(w == 0 ? "" : " ").append(w % 2 == 0 ? word : word.toUpperCase());
-                    expected.merge(word, 1L, Long::sum);
-                }
-                producer.send(new ProducerRecord<>(input, "line-" + i, line.toString()));
-            }
-            producer.flush();
-        }
+        produceLines(bootstrap, input, 0, twoPhases ? LINES / 2 : LINES, expected);
 
         StreamsBuilder builder = new StreamsBuilder();
         builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
@@ -80,7 +73,7 @@ public class WordCount {
         Properties sp = new Properties();
         sp.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
         sp.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        sp.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
+        sp.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee);
         sp.put(StreamsConfig.STATE_DIR_CONFIG, args[2]);
         sp.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200");
         sp.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0");
@@ -96,16 +89,20 @@ public class WordCount {
             cp.put("bootstrap.servers", bootstrap);
             cp.put("group.id", prefix + "-reader");
             cp.put("auto.offset.reset", "earliest");
+            cp.put("isolation.level", twoPhases ? "read_committed" : "read_uncommitted");
             cp.put("key.deserializer", StringDeserializer.class.getName());
             cp.put("value.deserializer", LongDeserializer.class.getName());
             long deadline = System.currentTimeMillis() + DEADLINE_MS;
             try (KafkaConsumer<String, Long> reader = new KafkaConsumer<>(cp)) {
                 reader.subscribe(List.of(output));
-                while (!counts.equals(expected) && System.currentTimeMillis() < deadline) {
-                    for (ConsumerRecord<String, Long> r : reader.poll(Duration.ofMillis(200))) {
-                        counts.merge(r.key(), r.value(), Math::max);  // counts only grow
-                    }
+                if (twoPhases) {
+                    readUntil(reader, counts, expected, deadline);
+                    System.out.println("phase 1 counted");
+                    System.out.flush();
+                    new BufferedReader(new InputStreamReader(System.in)).readLine();
+                    produceLines(bootstrap, input, LINES / 2, LINES, expected);
                 }
+                readUntil(reader, counts, expected, deadline);
             }
             streams.close(Duration.ofSeconds(30));
         }
@@ -117,6 +114,37 @@ public class WordCount {
         if (!counts.equals(expected)) {
             System.err.println("expected " + expected + "\nbut read " + counts);
             System.exit(1);
+        }
+    }
+
+    /** Produces lines [from, to) (acks=all) and adds their words to expected. */
+    static void produceLines(String bootstrap, String input, int from, int to, Map<String, Long> expected) {
+        Properties pp = new Properties();
+        pp.put("bootstrap.servers", bootstrap);
+        pp.put("acks", "all");
+        pp.put("key.serializer", StringSerializer.class.getName());
+        pp.put("value.serializer", StringSerializer.class.getName());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(pp)) {
+            for (int i = from; i < to; i++) {
+                StringBuilder line = new StringBuilder();
+                for (int w = 0; w <= i % 5; w++) {
+                    String word = WORDS[(i * 7 + w * 3) % WORDS.length];
+                    line.append(w == 0 ? "" : " ").append(w % 2 == 0 ? word : word.toUpperCase());
+                    expected.merge(word, 1L, Long::sum);
+                }
+                producer.send(new ProducerRecord<>(input, "line-" + i, line.toString()));
+            }
+            producer.flush();
+        }
+    }
+
+    /** Reads the output topic until its latest counts equal expected or the deadline passes. */
+    static void readUntil(KafkaConsumer<String, Long> reader, Map<String, Long> counts, Map<String, Long> expected,
+            long deadline) {
+        while (!counts.equals(expected) && System.currentTimeMillis() < deadline) {
+            for (ConsumerRecord<String, Long> r : reader.poll(Duration.ofMillis(200))) {
+                counts.merge(r.key(), r.value(), Math::max);  // counts only grow
+            }
         }
     }
 }
