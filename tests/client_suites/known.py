@@ -24,7 +24,9 @@ NOT_OFFERED: dict[str, str] = {
     ),
     "0142_reauthentication": (
         "security mode: its consumer and producer sub-tests (KIP-368 re-authentication every "
-        "connections.max.reauth.ms without losing messages) pass; " + _SHARE_CONSUMER_SUBTEST
+        "connections.max.reauth.ms without losing messages) and its transactional producer sub-tests "
+        "(re-authentication in the middle of a committed and an aborted transaction) pass; "
+        + _SHARE_CONSUMER_SUBTEST
     ),
     "017": _SHARE_GROUPS,
     "0180_share": _SHARE_GROUPS,
