@@ -36,6 +36,7 @@ from kafkette.broker.log.transaction_index import AbortedTxn
 from kafkette.broker.log.verification_guard import VerificationGuard
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.partition import Partition
+from kafkette.broker.producer_append_order import ProducerAppendOrder
 from kafkette.broker.purgatory import DelayedOperationPurgatory
 from kafkette.broker.replication_quota_manager import FOLLOWER, LEADER, ReplicationQuotaManager
 from kafkette.broker.transaction.add_partitions_to_txn_manager import (
@@ -146,6 +147,7 @@ class ReplicaManager:
         self._state_lock = asyncio.Lock()
         self._prefix = f"[ReplicaManager broker={self.broker_id}]"
         self.add_partitions_to_txn_manager: AddPartitionsToTxnManager | None = None  # set by the server
+        self._append_order = ProducerAppendOrder()
         self.transaction_partition_verification_enable = config.transaction_partition_verification_enable
         if log_manager.cleaner is not None:
             log_manager.cleaner.high_watermark = self.cleanable_high_watermark
@@ -309,29 +311,36 @@ class ReplicaManager:
             return await self.append_records(
                 timeout_ms, required_acks, entries, internal_topics_allowed=internal_topics_allowed
             )
-        errors, guards = await verify_transactional_partitions(
-            manager,
-            self.get_partition_or_error,
-            transactional_id,
-            producer,
-            batch_info,
-            operation,
-            retry_backoff_ms=self.config.add_partitions_to_txn_retry_backoff_ms,
-            retry_timeout_ms=min(
-                self.config.add_partitions_to_txn_retry_backoff_max_ms, self.config.request_timeout_ms
-            ),
+        retry_timeout_ms = min(
+            self.config.add_partitions_to_txn_retry_backoff_max_ms, self.config.request_timeout_ms
         )
+        turn = self._append_order.take_turn(producer[0])  # before any await: the arrival order
+        try:
+            await turn.wait_for_previous(self.config.request_timeout_ms)
+            errors, guards = await verify_transactional_partitions(
+                manager,
+                self.get_partition_or_error,
+                transactional_id,
+                producer,
+                batch_info,
+                operation,
+                retry_backoff_ms=self.config.add_partitions_to_txn_retry_backoff_ms,
+                retry_timeout_ms=retry_timeout_ms,
+            )
+            appended, flushes = self._append_to_leader_logs(
+                required_acks,
+                {tp: records for tp, records in entries.items() if tp not in errors},
+                internal_topics_allowed,
+                AppendOrigin.CLIENT,
+                guards if enabled else None,
+            )
+        finally:
+            turn.release()
         statuses: dict[TopicPartition, ProducePartitionStatus] = {}
         for tp, error in errors.items():
             code, message = produce_error_for(error, operation)
             statuses[tp] = ProducePartitionStatus(-1, -1, code, pending=False, error_message=message)
-        appended = await self.append_records(
-            timeout_ms,
-            required_acks,
-            {tp: records for tp, records in entries.items() if tp not in errors},
-            internal_topics_allowed=internal_topics_allowed,
-            verification_guards=guards if enabled else None,
-        )
+        appended = await self._complete_append(timeout_ms, required_acks, appended, flushes)
         return {tp: appended[tp] if tp in appended else statuses[tp] for tp in entries}
 
     async def append_records(
@@ -361,6 +370,24 @@ class ReplicaManager:
 
         Returns:
             ``{tp: ProducePartitionStatus}`` with base offset and error (and message) per partition.
+        """
+        statuses, flushes = self._append_to_leader_logs(
+            required_acks, entries, internal_topics_allowed, origin, verification_guards
+        )
+        return await self._complete_append(timeout_ms, required_acks, statuses, flushes)
+
+    def _append_to_leader_logs(
+        self,
+        required_acks: int,
+        entries: dict[TopicPartition, bytes],
+        internal_topics_allowed: bool,
+        origin: AppendOrigin,
+        verification_guards: Mapping[TopicPartition, VerificationGuard] | None,
+    ) -> tuple[dict[TopicPartition, ProducePartitionStatus], dict[TopicPartition, Awaitable[None]]]:
+        """``append_records``' appends, all done before it returns (no await between them).
+
+        Returns:
+            ``(statuses, flushes)``: each partition's status, and the fsyncs due (``flush.messages``).
         """
         statuses: dict[TopicPartition, ProducePartitionStatus] = {}
         flushes: dict[TopicPartition, Awaitable[None]] = {}
@@ -406,6 +433,16 @@ class ReplicaManager:
                     record_errors=list(getattr(exc, "record_errors", ())),
                     error_message=_refusal_message(exc),
                 )
+        return statuses, flushes
+
+    async def _complete_append(
+        self,
+        timeout_ms: int,
+        required_acks: int,
+        statuses: dict[TopicPartition, ProducePartitionStatus],
+        flushes: dict[TopicPartition, Awaitable[None]],
+    ) -> dict[TopicPartition, ProducePartitionStatus]:
+        """``append_records``' end: the fsyncs awaited, then the ISR for acks=-1 (DelayedProduce)."""
         if flushes:  # Kafka's append flushes before it returns: no acknowledgement before the fsync
             outcomes = await asyncio.gather(*flushes.values(), return_exceptions=True)
             for tp, outcome in zip(flushes, outcomes, strict=True):

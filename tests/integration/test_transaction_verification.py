@@ -93,6 +93,12 @@ async def _coordinator(cluster: LocalCluster) -> BrokerConnection:
 
 async def _produce(cluster, leaders, producer, partition: int, sequence: int, version: int):
     """The partition's answer (error code, base offset, error message) to a transactional batch."""
+    async with _connection(cluster, leaders[partition]) as conn:
+        return await _produce_on(conn, producer, partition, sequence, version)
+
+
+async def _produce_on(conn: BrokerConnection, producer, partition: int, sequence: int, version: int):
+    """``_produce`` on an open connection to the partition's leader."""
     batch = build_kafka_batch(
         [(None, b"v%d" % sequence, None, int(time.time() * 1000))],
         producer_id=producer[0],
@@ -100,20 +106,19 @@ async def _produce(cluster, leaders, producer, partition: int, sequence: int, ve
         base_sequence=sequence,
         transactional=True,
     )
-    async with _connection(cluster, leaders[partition]) as conn:
-        response = await conn.send(
-            ProduceRequest(
-                transactional_id=TXN_ID,
-                acks=-1,
-                timeout_ms=10000,
-                topic_data=[
-                    ProduceTopicData(
-                        name=TOPIC, partition_data=[ProducePartitionData(index=partition, records=batch)]
-                    )
-                ],
-            ),
-            api_version=version,
-        )
+    response = await conn.send(
+        ProduceRequest(
+            transactional_id=TXN_ID,
+            acks=-1,
+            timeout_ms=10000,
+            topic_data=[
+                ProduceTopicData(
+                    name=TOPIC, partition_data=[ProducePartitionData(index=partition, records=batch)]
+                )
+            ],
+        ),
+        api_version=version,
+    )
     [part] = response.responses[0].partition_responses
     return part.error_code, part.base_offset, part.error_message
 
@@ -192,3 +197,23 @@ async def test_with_verification_off_the_batch_appends_unchecked(cluster, leader
 
         await verification("true")
         assert (await _produce(cluster, leaders, producer, 1, 0, 9))[0] == Errors.INVALID_TXN_STATE
+
+
+async def test_pipelined_batches_of_a_new_transaction_append_in_sequence_order(cluster, leaders):
+    # librdkafka with batch.num.messages=1 sends max.in.flight Produce requests at once on one
+    # connection; the first is verified with the coordinator, and the others must not append before it
+    # (Kafka handles a connection's requests one at a time): every batch lands, in sequence order.
+    coordinator = await _coordinator(cluster)
+    async with coordinator:
+        for partition in (0, 1):  # verified by the coordinator's own broker, and by the other one
+            producer = await init_producer_id(coordinator, TXN_ID)
+            assert await add_partitions(coordinator, TXN_ID, producer, TOPIC, [partition]) == {
+                partition: Errors.NONE
+            }
+            before = await _log_end_offset(cluster, leaders, partition)
+            async with _connection(cluster, leaders[partition]) as conn:
+                answers = await asyncio.gather(
+                    *(_produce_on(conn, producer, partition, sequence, 11) for sequence in range(5))
+                )
+            assert answers == [(Errors.NONE, before + sequence, None) for sequence in range(5)]
+            assert await end_txn(coordinator, TXN_ID, producer, commit=True) == Errors.NONE
