@@ -243,9 +243,10 @@ def measure(broker: str, client: str, conf: dict, admin_conf: dict, size: int, l
     name = f"{broker.split()[-1].lower()}-{client}"
     warmup = f"transactions-{name}-warmup-{os.getpid()}"
     _create_topic(admin_conf, warmup)
-    _client_process(
+    warmed = _client_process(
         client, "txn-100", conf, warmup, size, {**limits, "records": max(500, limits["records"] // 10)}
     )
+    _log(f"{broker} {client} warm-up (discarded): {warmed}")
     rows = []
     for mode in MODES:
         topic = f"transactions-{name}-{mode}-{os.getpid()}"
@@ -334,7 +335,8 @@ def main(argv: list[str] | None = None) -> int:
             "topic": f"{PARTITIONS} partitions, replication factor {REPLICATION_FACTOR}, new per mode",
             "clusters": "Kafkette: 3 brokers (LocalCluster, Kafka-protocol listener; SDK on msgpack); "
             "Apache Kafka 4.3.1: 3 combined nodes, 512 MiB heap",
-            "clients": f"confluent-kafka {confluent_kafka.version()[0]} defaults (acks=all), "
+            "clients": f"confluent-kafka {confluent_kafka.version()} "
+            f"(librdkafka {confluent_kafka.libversion()[0]}) defaults (acks=all), "
             "Kafkette SDK defaults; a fresh process per mode; one round after a warm-up",
             "load_before": quiet.load,
             "quiet": quiet.quiet,
