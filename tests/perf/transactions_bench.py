@@ -65,6 +65,13 @@ def _log(message: str) -> None:
 # --- one client run, in a process of its own ------------------------------------------------------
 
 
+def _failed_commit(committed: int, sizes: list[int], produced: int) -> str:
+    return (
+        f"commit_transaction of transaction {committed + 1} of {len(sizes)} failed "
+        f"({produced} records sent, {sum(sizes[:committed])} committed)"
+    )
+
+
 def _confluent_produce(
     conf: dict, topic: str, sizes: list[int], transactional: bool, value: bytes, cap_s: float
 ):
@@ -95,7 +102,10 @@ def _confluent_produce(
             producer.poll(0)
             produced += 1
         committing = time.perf_counter()
-        producer.commit_transaction(COMMIT_TIMEOUT_S)
+        try:
+            producer.commit_transaction(COMMIT_TIMEOUT_S)
+        except Exception as exc:
+            raise RuntimeError(_failed_commit(len(commits), sizes, produced)) from exc
         commits.append(time.perf_counter() - committing)
     return produced, time.perf_counter() - started, commits
 
@@ -145,7 +155,10 @@ async def _sdk_produce(
                 await producer.send(topic, value, partition=produced % PARTITIONS)
                 produced += 1
             committing = time.perf_counter()
-            await asyncio.wait_for(producer.commit_transaction(), COMMIT_TIMEOUT_S)
+            try:
+                await asyncio.wait_for(producer.commit_transaction(), COMMIT_TIMEOUT_S)
+            except Exception as exc:
+                raise RuntimeError(_failed_commit(len(commits), sizes, produced)) from exc
             commits.append(time.perf_counter() - committing)
     return produced, time.perf_counter() - started, commits
 
