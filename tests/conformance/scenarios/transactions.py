@@ -2,9 +2,10 @@
 transactional id, InitProducerId with it, AddPartitionsToTxn (v3, a client's), transactional
 Produce, EndTxn COMMIT and ABORT with the coordinator writing the markers, then what a
 READ_COMMITTED Fetch and ListOffsets answer (the last stable offset, the aborted transactions);
-DescribeTransactions of the result; and the coordinator's refusals: an EndTxn with nothing to end,
-an unknown transactional id, a stale epoch after a new InitProducerId, a partition of an unknown
-topic, a transactional Produce for a partition never added (KIP-890 verification).
+DescribeTransactions of the result; AddOffsetsToTxn and TxnOffsetCommit with the offsets stable
+only after the commit; ListTransactions' filters; and the coordinator's refusals: an EndTxn with
+nothing to end, an unknown transactional id, a stale epoch after a new InitProducerId, a partition
+of an unknown topic, a transactional Produce for a partition never added (KIP-890 verification).
 
 Producer ids differ between the clusters (each hands out its own blocks): the answers keep only
 what a client compares (errors, epochs, offsets, states, partitions).
@@ -16,14 +17,21 @@ import time
 from typing import Any
 
 from kafkette.protocol.apis.find_coordinator import COORDINATOR_TYPE_TRANSACTION, FindCoordinatorRequest
+from kafkette.protocol.apis.offsets import OffsetFetchRequest, OffsetFetchRequestTopic
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest
 from kafkette.protocol.apis.transactions import (
+    AddOffsetsToTxnRequest,
     AddPartitionsToTxnRequest,
     AddPartitionsToTxnTopic,
     DescribeTransactionsRequest,
     EndTxnRequest,
+    ListTransactionsRequest,
+    TxnOffsetCommitRequest,
+    TxnOffsetCommitRequestPartition,
+    TxnOffsetCommitRequestTopic,
 )
 from tests.conformance.catalogue import scenario
+from tests.conformance.scenarios.groups import coordinator as group_coordinator
 from tests.conformance.scenarios.produce import (
     PRODUCE_V,
     batch,
@@ -284,3 +292,110 @@ def _not_added(t: Target) -> Any:
         "produce": transactional_produce(t, topic, producer, [b"hanging"]),
         "latest": list_offsets(t, topic, -1)["offset"],
     }
+
+
+def _stable_offsets(t: Target, node: int, group: str, topic: str) -> dict[str, Any]:
+    """OffsetFetch v7 of ``topic``-0 with ``require_stable``: error and committed offset."""
+    request = OffsetFetchRequest(
+        group_id=group,
+        require_stable=True,
+        topics=[OffsetFetchRequestTopic(name=topic, partition_indexes=[0])],
+    )
+    [part] = t.call("OffsetFetch", 7, request, node).topics[0].partitions
+    return {"error": code_name(part.error_code), "offset": part.committed_offset}
+
+
+@scenario("txn/offsets-sent-to-the-transaction")
+def _offsets(t: Target) -> Any:
+    """AddOffsetsToTxn then TxnOffsetCommit v3 (a group with no members: generation -1): an
+    OffsetFetch requiring stable offsets answers UNSTABLE_OFFSET_COMMIT until EndTxn COMMIT, then
+    the offset; TxnOffsetCommit of an unknown partition and of a stale epoch."""
+    topic, group = "txn-offsets", "txn-offsets-group"
+    new_topic(t, topic)
+    node = coordinator(t, topic)
+    producer = init(t, topic, node)
+    add = _retrying(
+        lambda: t.call(
+            "AddOffsetsToTxn",
+            3,
+            AddOffsetsToTxnRequest(
+                transactional_id=topic, producer_id=producer[0], producer_epoch=producer[1], group_id=group
+            ),
+            node,
+        ),
+        lambda a: a.error_code,
+    )
+    group_node = group_coordinator(t, group)
+
+    def commit(partition: int, epoch: int) -> list[Any]:
+        request = TxnOffsetCommitRequest(
+            transactional_id=topic,
+            group_id=group,
+            producer_id=producer[0],
+            producer_epoch=epoch,
+            generation_id=-1,
+            member_id="",
+            topics=[
+                TxnOffsetCommitRequestTopic(
+                    name=topic,
+                    partitions=[
+                        TxnOffsetCommitRequestPartition(
+                            partition_index=partition, committed_offset=7, committed_metadata="m"
+                        )
+                    ],
+                )
+            ],
+        )
+        answer = t.call("TxnOffsetCommit", 3, request, group_node)
+        return [[p.partition_index, code_name(p.error_code)] for x in answer.topics for p in x.partitions]
+
+    out: dict[str, Any] = {"add_offsets": code_name(add.error_code)}
+    out["unknown_partition"] = commit(5, producer[1])
+    out["commit"] = commit(0, producer[1])
+    out["pending"] = _stable_offsets(t, group_node, group, topic)
+    out["end"] = end_txn(t, topic, producer, node, commit=True)
+    deadline = time.monotonic() + WAIT_S
+    while (stable := _stable_offsets(t, group_node, group, topic))[
+        "error"
+    ] != "NONE" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    out["committed"] = stable
+    return out
+
+
+@scenario("txn/list-transactions")
+def _list(t: Target) -> Any:
+    """ListTransactions v1 at each transactional id's coordinator, filtered by state (Ongoing, and a
+    state Kafka does not know) and by a producer id no one has: the open transaction is listed."""
+    topic = "txn-listed"
+    new_topic(t, topic)
+    node = coordinator(t, topic)
+    producer = init(t, topic, node)
+    add_partitions(t, topic, producer, node, {topic: [0]})
+
+    def listed(states: list[str], producer_ids: list[int]) -> dict[str, Any]:
+        answer = t.call(
+            "ListTransactions",
+            1,
+            ListTransactionsRequest(
+                state_filters=states, producer_id_filters=producer_ids, duration_filter=-1
+            ),
+            node,
+        )
+        return {
+            "error": code_name(answer.error_code),
+            "unknown_state_filters": sorted(answer.unknown_state_filters),
+            "mine": sorted(
+                (s.transactional_id, s.transaction_state)
+                for s in answer.transaction_states
+                if s.transactional_id == topic
+            ),
+        }
+
+    out = {
+        "ongoing": listed(["Ongoing"], []),
+        "unknown_state": listed(["Ongoing", "Sleeping"], []),
+        "other_producer": listed([], [123456789]),
+    }
+    end_txn(t, topic, producer, node, commit=False)
+    return out
