@@ -217,11 +217,12 @@ def _transactions_command(bootstrap: str, *args: str) -> list[list[str]]:
 
 def test_the_transactions_command_prints_the_same_on_both(brokers):
     """With one ongoing transaction (``open-txn``, on ``txn-tool`` partition 0) and one completed
-    (``done-txn``): ``list``, ``describe --transactional-id`` of each and ``describe-producers``
-    of the partition print the same lines on both."""
+    (``done-txn``): ``list``, ``describe --transactional-id`` of each, ``describe-producers`` of
+    the partition, ``abort`` of the open transaction from its start offset (2: ``done``, its
+    COMMIT marker, then ``open``) and ``describe-producers`` again print the same on both."""
     producers = []
 
-    def print_commands(bootstrap: str) -> dict[str, list[list[str]]]:
+    def print_commands(bootstrap: str) -> dict[str, list]:
         _create_topic(bootstrap, "txn-tool")
         done = _transactional_producer(bootstrap, "done-txn")
         done.begin_transaction()
@@ -239,6 +240,21 @@ def test_the_transactions_command_prints_the_same_on_both(brokers):
             "describe-producers": _transactions_command(
                 bootstrap, "describe-producers", "--topic", "txn-tool", "--partition", "0"
             ),
+            "abort": _run(
+                TOOLS + "TransactionsCommand",
+                "--bootstrap-server",
+                bootstrap,
+                "abort",
+                "--topic",
+                "txn-tool",
+                "--partition",
+                "0",
+                "--start-offset",
+                "2",
+            ).stdout.split(),
+            "describe-producers after abort": _transactions_command(
+                bootstrap, "describe-producers", "--topic", "txn-tool", "--partition", "0"
+            ),
         }
 
     with ThreadPoolExecutor(len(brokers)) as pool:
@@ -247,6 +263,8 @@ def test_the_transactions_command_prints_the_same_on_both(brokers):
         producer.abort_transaction(30)
     assert printed["kafkette"] == printed["kafka"]
     assert ["open-txn", "1", "<varies>", "Ongoing"] in printed["kafka"]["list"]
+    # the hanging transaction's ABORT marker, written by the tool (WriteTxnMarkers), ends it
+    assert [row[-1] for row in printed["kafka"]["describe-producers after abort"][1:]] == ["None", "None"]
 
 
 def test_the_transactional_message_copier_copies_exactly_once(brokers):
