@@ -36,6 +36,7 @@ from kafkette.broker.log.transaction_index import AbortedTxn
 from kafkette.broker.log.verification_guard import VerificationGuard
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.partition import Partition
+from kafkette.broker.producer_append_order import ProducerAppendOrder
 from kafkette.broker.purgatory import DelayedOperationPurgatory
 from kafkette.broker.replication_quota_manager import FOLLOWER, LEADER, ReplicationQuotaManager
 from kafkette.broker.transaction.add_partitions_to_txn_manager import (
@@ -146,6 +147,8 @@ class ReplicaManager:
         self._state_lock = asyncio.Lock()
         self._prefix = f"[ReplicaManager broker={self.broker_id}]"
         self.add_partitions_to_txn_manager: AddPartitionsToTxnManager | None = None  # set by the server
+        # a transactional producer's Produce requests verified and appended in arrival order
+        self.producer_append_order = ProducerAppendOrder()
         self.transaction_partition_verification_enable = config.transaction_partition_verification_enable
         if log_manager.cleaner is not None:
             log_manager.cleaner.high_watermark = self.cleanable_high_watermark
@@ -309,29 +312,30 @@ class ReplicaManager:
             return await self.append_records(
                 timeout_ms, required_acks, entries, internal_topics_allowed=internal_topics_allowed
             )
-        errors, guards = await verify_transactional_partitions(
-            manager,
-            self.get_partition_or_error,
-            transactional_id,
-            producer,
-            batch_info,
-            operation,
-            retry_backoff_ms=self.config.add_partitions_to_txn_retry_backoff_ms,
-            retry_timeout_ms=min(
-                self.config.add_partitions_to_txn_retry_backoff_max_ms, self.config.request_timeout_ms
-            ),
-        )
-        statuses: dict[TopicPartition, ProducePartitionStatus] = {}
-        for tp, error in errors.items():
-            code, message = produce_error_for(error, operation)
-            statuses[tp] = ProducePartitionStatus(-1, -1, code, pending=False, error_message=message)
-        appended = await self.append_records(
-            timeout_ms,
-            required_acks,
-            {tp: records for tp, records in entries.items() if tp not in errors},
-            internal_topics_allowed=internal_topics_allowed,
-            verification_guards=guards if enabled else None,
-        )
+        async with self.producer_append_order.turn(producer[0]):
+            errors, guards = await verify_transactional_partitions(
+                manager,
+                self.get_partition_or_error,
+                transactional_id,
+                producer,
+                batch_info,
+                operation,
+                retry_backoff_ms=self.config.add_partitions_to_txn_retry_backoff_ms,
+                retry_timeout_ms=min(
+                    self.config.add_partitions_to_txn_retry_backoff_max_ms, self.config.request_timeout_ms
+                ),
+            )
+            statuses: dict[TopicPartition, ProducePartitionStatus] = {}
+            for tp, error in errors.items():
+                code, message = produce_error_for(error, operation)
+                statuses[tp] = ProducePartitionStatus(-1, -1, code, pending=False, error_message=message)
+            appended = await self.append_records(
+                timeout_ms,
+                required_acks,
+                {tp: records for tp, records in entries.items() if tp not in errors},
+                internal_topics_allowed=internal_topics_allowed,
+                verification_guards=guards if enabled else None,
+            )
         return {tp: appended[tp] if tp in appended else statuses[tp] for tp in entries}
 
     async def append_records(

@@ -91,8 +91,8 @@ async def _coordinator(cluster: LocalCluster) -> BrokerConnection:
     return _connection(cluster, coordinator.node_id)
 
 
-async def _produce(cluster, leaders, producer, partition: int, sequence: int, version: int):
-    """The partition's answer (error code, base offset, error message) to a transactional batch."""
+def _produce_request(producer, partition: int, sequence: int) -> ProduceRequest:
+    """A Produce (acks=-1) of one transactional batch of ``producer`` with base ``sequence``."""
     batch = build_kafka_batch(
         [(None, b"v%d" % sequence, None, int(time.time() * 1000))],
         producer_id=producer[0],
@@ -100,20 +100,22 @@ async def _produce(cluster, leaders, producer, partition: int, sequence: int, ve
         base_sequence=sequence,
         transactional=True,
     )
+    return ProduceRequest(
+        transactional_id=TXN_ID,
+        acks=-1,
+        timeout_ms=10000,
+        topic_data=[
+            ProduceTopicData(
+                name=TOPIC, partition_data=[ProducePartitionData(index=partition, records=batch)]
+            )
+        ],
+    )
+
+
+async def _produce(cluster, leaders, producer, partition: int, sequence: int, version: int):
+    """The partition's answer (error code, base offset, error message) to a transactional batch."""
     async with _connection(cluster, leaders[partition]) as conn:
-        response = await conn.send(
-            ProduceRequest(
-                transactional_id=TXN_ID,
-                acks=-1,
-                timeout_ms=10000,
-                topic_data=[
-                    ProduceTopicData(
-                        name=TOPIC, partition_data=[ProducePartitionData(index=partition, records=batch)]
-                    )
-                ],
-            ),
-            api_version=version,
-        )
+        response = await conn.send(_produce_request(producer, partition, sequence), api_version=version)
     [part] = response.responses[0].partition_responses
     return part.error_code, part.base_offset, part.error_message
 
@@ -165,6 +167,36 @@ async def test_produce_v12_and_later_adds_the_partition_itself(cluster, leaders)
         assert (Errors(error), base_offset) == (Errors.NONE, before)
         assert await _transaction_partitions(coordinator) == ("Ongoing", [1])
         assert await end_txn(coordinator, TXN_ID, producer, commit=False) == Errors.NONE
+
+
+async def test_pipelined_batches_of_a_new_transaction_append_in_order(cluster, leaders):
+    """A producer pipelines the first five batches of its transaction on each partition (Kafka's
+    ``max.in.flight.requests.per.connection=5``) over one connection: each waits for the first's
+    verification and they append in order, as Kafka (which handles one request of a connection at a
+    time) appends them, none refused with OUT_OF_ORDER_SEQUENCE_NUMBER."""
+    coordinator = await _coordinator(cluster)
+    async with coordinator:
+        producer = await init_producer_id(coordinator, TXN_ID)
+        assert await add_partitions(coordinator, TXN_ID, producer, TOPIC, [0, 1]) == {
+            0: Errors.NONE,
+            1: Errors.NONE,
+        }
+        for partition in (0, 1):
+            before = await _log_end_offset(cluster, leaders, partition)
+            async with _connection(cluster, leaders[partition]) as conn:
+                responses = await asyncio.gather(
+                    *(
+                        conn.send(_produce_request(producer, partition, sequence), api_version=11)
+                        for sequence in range(5)
+                    )
+                )
+            answers = [
+                (Errors(part.error_code), part.base_offset)
+                for response in responses
+                for part in response.responses[0].partition_responses
+            ]
+            assert answers == [(Errors.NONE, before + n) for n in range(5)], partition
+        assert await end_txn(coordinator, TXN_ID, producer, commit=True) == Errors.NONE
 
 
 async def test_with_verification_off_the_batch_appends_unchecked(cluster, leaders):
