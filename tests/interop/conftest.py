@@ -68,3 +68,18 @@ def kafkette(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         broker_configs=SHARED_BROKER_CONFIGS,
     ) as cluster:
         yield cluster.kafka_bootstrap_servers
+
+
+@pytest.fixture(scope="module")
+def one_node_each(tmp_path_factory: pytest.TempPathFactory):
+    """``(peer, {"kafka": bootstrap, "kafkette": bootstrap})``: one Apache Kafka node and one
+    Kafkette broker with its Kafka listener, shared by a module's tests."""
+    peer = KafkaPeer(tmp_path_factory.mktemp("kafka"), nodes=1, heap_mb=384)
+    start_or_fail(peer)
+    try:
+        with LocalCluster(
+            num_brokers=1, data_dir=tmp_path_factory.mktemp("kafkette"), kafka_protocol=True
+        ) as cluster:
+            yield peer, {"kafka": peer.bootstrap_servers, "kafkette": cluster.kafka_bootstrap_servers}
+    finally:
+        peer.stop()

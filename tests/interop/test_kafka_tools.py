@@ -17,7 +17,7 @@ import subprocess
 import pytest
 
 from kafkette.client import LocalCluster
-from tests.peers.kafka_peer import KafkaPeer, start_or_fail
+from tests.peers.kafka_peer import KafkaPeer
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -28,18 +28,10 @@ EVENTS = "This is my first event\nThis is my second event\n"
 
 
 @pytest.fixture(scope="module")
-def brokers(tmp_path_factory: pytest.TempPathFactory):
+def brokers(one_node_each):
     """``(peer, {"kafka": bootstrap, "kafkette": bootstrap})``: one Apache Kafka node and one
     Kafkette broker with its Kafka listener."""
-    peer = KafkaPeer(tmp_path_factory.mktemp("kafka"), nodes=1, heap_mb=384)
-    start_or_fail(peer)
-    try:
-        with LocalCluster(
-            num_brokers=1, data_dir=tmp_path_factory.mktemp("kafkette"), kafka_protocol=True
-        ) as cluster:
-            yield peer, {"kafka": peer.bootstrap_servers, "kafkette": cluster.kafka_bootstrap_servers}
-    finally:
-        peer.stop()
+    return one_node_each
 
 
 def _run(peer: KafkaPeer, main_class: str, *args: str, stdin: str | None = None) -> str:
