@@ -56,6 +56,7 @@ REQUEST_TEXT = (
     'id, session, buffer); Kafkette\'s says "Request needs ... permission."'
 )
 UNORDERED = "Kafka answers these from hash maps, in no order a client may rely on; compared sorted"
+PRODUCER_IDS = "producer ids are handed out by each cluster's controller, in blocks of its own"
 
 MASKS: tuple[Mask, ...] = (
     Mask("*", "throttleTimeMs", "quota throttling: a time, not a protocol choice"),
@@ -299,8 +300,26 @@ MASKS: tuple[Mask, ...] = (
     Mask(
         "DescribeProducers",
         "topics[].partitions[].activeProducers[].producerId",
-        "producer ids are handed out by each cluster's controller, in blocks of its own",
+        PRODUCER_IDS,
         keep_unset=True,
+    ),
+    Mask("InitProducerId", "producerId", PRODUCER_IDS, keep_unset=True),
+    Mask("*", "batches[].producer_id", PRODUCER_IDS, keep_unset=True),
+    Mask("Fetch", "responses[].partitions[].abortedTransactions[].producerId", PRODUCER_IDS, keep_unset=True),
+    Mask("DescribeTransactions", "transactionStates[].producerId", PRODUCER_IDS, keep_unset=True),
+    Mask("DescribeTransactions", "transactionStates[].transactionStartTimeMs", WALL_CLOCK, keep_unset=True),
+    Mask(
+        "ListTransactions",
+        "transactionStates",
+        "a node lists the transactional ids it coordinates, and which node coordinates an id is each "
+        "cluster's placement of __transaction_state (the txn scenarios compare their own ids' states)",
+    ),
+    Mask("AddPartitionsToTxn", "resultsByTopicV3AndBelow[]", UNORDERED, sort_by="name"),
+    Mask(
+        "AddPartitionsToTxn",
+        "resultsByTopicV3AndBelow[].resultsByPartition[]",
+        UNORDERED,
+        sort_by="partitionIndex",
     ),
     Mask(
         "DescribeProducers",
