@@ -30,6 +30,7 @@ from kafkette.protocol.topic_partition import TopicPartition
 pytestmark = pytest.mark.timeout(180)
 
 HOST = "127.0.0.1"
+TRANSACTIONS_V1_PRODUCE_VERSION = 11
 TOPIC = "txn-admin"
 READ_COMMITTED = 1
 RETRIABLE = {
@@ -114,7 +115,9 @@ async def _coordinator(cluster: LocalCluster, transactional_id: str) -> int:
 
 
 async def _produce(cluster, transactional_id, producer, partition, sequence, timestamp_ms, *values) -> None:
-    """A transactional batch to the partition's leader."""
+    """A transactional batch to the partition's leader, at Produce v11 as a client of transactions V1
+    sends it (from v12 the leader adds the partition to the transaction itself, KIP-890 part 2, and
+    the unknown producer of the hanging transaction would be refused)."""
     leader = LAYOUT[partition][0]
     batch = build_kafka_batch(
         [(None, v, None, timestamp_ms) for v in values],
@@ -134,7 +137,8 @@ async def _produce(cluster, transactional_id, producer, partition, sequence, tim
                         name=TOPIC, partition_data=[ProducePartitionData(index=partition, records=batch)]
                     )
                 ],
-            )
+            ),
+            api_version=TRANSACTIONS_V1_PRODUCE_VERSION,
         )
     assert response.responses[0].partition_responses[0].error_code == Errors.NONE
 
