@@ -27,13 +27,18 @@ import pytest
 from kafkette.client import AdminClient, LocalCluster, NewTopic
 from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.apis.find_coordinator import COORDINATOR_TYPE_TRANSACTION, FindCoordinatorRequest
-from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest
 from kafkette.protocol.control_record import ControlRecordType, read_end_txn_marker
 from kafkette.protocol.errors import Errors, KafkaConnectionError, KafkaTimeoutError
-from kafkette.protocol.record_batch import CONTROL_MASK, build_kafka_batch, decode_records, iter_batches
+from kafkette.protocol.record_batch import CONTROL_MASK, decode_records, iter_batches
 from tests.cluster_configs import FAST_FAILOVER
-from tests.integration.transaction_requests import add_partitions, end_txn, fetch_from_start, until
+from tests.integration.transaction_requests import (
+    add_partitions,
+    end_txn,
+    fetch_from_start,
+    transactional_produce,
+    until,
+)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -121,32 +126,6 @@ async def _init(conn: BrokerConnection, transactional_id: str, timeout_ms: int =
     return response.producer_id, response.producer_epoch
 
 
-async def _produce(
-    cluster: LocalCluster, leader: int, transactional_id: str, producer, topic: str, partition: int, values
-) -> None:
-    batch = build_kafka_batch(
-        [(None, v, None, int(time.time() * 1000)) for v in values],
-        producer_id=producer[0],
-        producer_epoch=producer[1],
-        base_sequence=0,
-        transactional=True,
-    )
-    async with _conn(cluster, leader) as conn:
-        response = await conn.send(
-            ProduceRequest(
-                transactional_id=transactional_id,
-                acks=-1,
-                timeout_ms=10000,
-                topic_data=[
-                    ProduceTopicData(
-                        name=topic, partition_data=[ProducePartitionData(index=partition, records=batch)]
-                    )
-                ],
-            )
-        )
-    assert response.responses[0].partition_responses[0].error_code == Errors.NONE
-
-
 async def _open_transaction(
     cluster: LocalCluster,
     transactional_id: str,
@@ -163,7 +142,9 @@ async def _open_transaction(
     assert set(added.values()) == {Errors.NONE}
     leaders = await _leaders(cluster, topic)
     for partition, records in values.items():
-        await _produce(cluster, leaders[partition], transactional_id, producer, topic, partition, records)
+        async with _conn(cluster, leaders[partition]) as conn:
+            code = await transactional_produce(conn, transactional_id, producer, topic, partition, records)
+        assert code == Errors.NONE, Errors(code).name
     return coordinator, producer
 
 

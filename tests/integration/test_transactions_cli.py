@@ -18,14 +18,16 @@ from click.testing import CliRunner, Result
 from kafkette.client import AdminClient, LocalCluster, NewTopic
 from kafkette.client.cli.main import kafkette
 from kafkette.common.network.connection import BrokerConnection
-from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.apis.find_coordinator import COORDINATOR_TYPE_TRANSACTION, FindCoordinatorRequest
-from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest
-from kafkette.protocol.apis.transactions import AddPartitionsToTxnRequest, AddPartitionsToTxnTopic
 from kafkette.protocol.errors import Errors, TransactionalIdNotFoundError, UnknownTopicOrPartitionError
-from kafkette.protocol.record_batch import build_kafka_batch
 from kafkette.protocol.topic_partition import TopicPartition
+from tests.integration.transaction_requests import (
+    add_partitions,
+    fetch_from_start,
+    transactional_produce,
+    until,
+)
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -33,12 +35,6 @@ HOST = "127.0.0.1"
 TRANSACTIONS_V1_PRODUCE_VERSION = 11
 TOPIC = "txn-admin"
 READ_COMMITTED = 1
-RETRIABLE = {
-    Errors.COORDINATOR_NOT_AVAILABLE,
-    Errors.COORDINATOR_LOAD_IN_PROGRESS,
-    Errors.NOT_COORDINATOR,
-    Errors.CONCURRENT_TRANSACTIONS,
-}
 TWENTY_MINUTES_MS = 20 * 60_000
 LAYOUT: dict[int, tuple[int, list[int]]] = {}  # partition -> (leader, replicas), set by ``cluster``
 
@@ -91,18 +87,9 @@ def _connection(cluster: LocalCluster, node_id: int) -> BrokerConnection:
     return BrokerConnection(HOST, cluster.ports[node_id], request_timeout_ms=20000)
 
 
-async def _until(send, error_of, timeout_s: float = 60.0):
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    while True:
-        response = await send()
-        if Errors(error_of(response)) not in RETRIABLE or asyncio.get_running_loop().time() > deadline:
-            return response
-        await asyncio.sleep(0.2)
-
-
 async def _coordinator(cluster: LocalCluster, transactional_id: str) -> int:
     async with _connection(cluster, cluster.broker_ids[0]) as conn:
-        found = await _until(
+        found = await until(
             lambda: conn.send(
                 FindCoordinatorRequest(
                     key_type=COORDINATOR_TYPE_TRANSACTION, coordinator_keys=[transactional_id]
@@ -118,36 +105,26 @@ async def _produce(cluster, transactional_id, producer, partition, sequence, tim
     """A transactional batch to the partition's leader, at Produce v11 as a client of transactions V1
     sends it (from v12 the leader adds the partition to the transaction itself, KIP-890 part 2, and
     the unknown producer of the hanging transaction would be refused)."""
-    leader = LAYOUT[partition][0]
-    batch = build_kafka_batch(
-        [(None, v, None, timestamp_ms) for v in values],
-        producer_id=producer[0],
-        producer_epoch=producer[1],
-        base_sequence=sequence,
-        transactional=True,
-    )
-    async with _connection(cluster, leader) as conn:
-        response = await conn.send(
-            ProduceRequest(
-                transactional_id=transactional_id,
-                acks=-1,
-                timeout_ms=10000,
-                topic_data=[
-                    ProduceTopicData(
-                        name=TOPIC, partition_data=[ProducePartitionData(index=partition, records=batch)]
-                    )
-                ],
-            ),
+    async with _connection(cluster, LAYOUT[partition][0]) as conn:
+        code = await transactional_produce(
+            conn,
+            transactional_id,
+            producer,
+            TOPIC,
+            partition,
+            values,
+            sequence,
+            timestamp_ms,
             api_version=TRANSACTIONS_V1_PRODUCE_VERSION,
         )
-    assert response.responses[0].partition_responses[0].error_code == Errors.NONE
+    assert code == Errors.NONE, Errors(code).name
 
 
 async def _open_transaction(cluster, transactional_id: str, partition: int, timestamp_ms: int):
     """InitProducerId, AddPartitionsToTxn and a batch of 2 records: (producer id, epoch, coordinator)."""
     coordinator = await _coordinator(cluster, transactional_id)
     async with _connection(cluster, coordinator) as conn:
-        init = await _until(
+        init = await until(
             lambda: conn.send(
                 InitProducerIdRequest(transactional_id=transactional_id, transaction_timeout_ms=120000)
             ),
@@ -155,18 +132,8 @@ async def _open_transaction(cluster, transactional_id: str, partition: int, time
         )
         assert init.error_code == Errors.NONE
         producer = (init.producer_id, init.producer_epoch)
-        added = await _until(
-            lambda: conn.send(
-                AddPartitionsToTxnRequest(
-                    v3_and_below_transactional_id=transactional_id,
-                    v3_and_below_producer_id=producer[0],
-                    v3_and_below_producer_epoch=producer[1],
-                    v3_and_below_topics=[AddPartitionsToTxnTopic(name=TOPIC, partitions=[partition])],
-                )
-            ),
-            lambda r: r.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code,
-        )
-        assert added.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code == 0
+        added = await add_partitions(conn, transactional_id, producer, TOPIC, [partition])
+        assert added == {partition: Errors.NONE}
     await _produce(cluster, transactional_id, producer, partition, 0, timestamp_ms, b"a", b"b")
     return producer[0], producer[1], coordinator
 
@@ -174,24 +141,7 @@ async def _open_transaction(cluster, transactional_id: str, partition: int, time
 async def _stable_and_high(cluster, partition: int) -> tuple[int, int]:
     """A READ_COMMITTED Fetch's (last stable offset, high watermark) at the leader."""
     async with _connection(cluster, LAYOUT[partition][0]) as conn:
-        response = await conn.send(
-            FetchRequest(
-                replica_id=-1,
-                max_wait_ms=0,
-                min_bytes=0,
-                isolation_level=READ_COMMITTED,
-                max_bytes=1 << 20,
-                topics=[
-                    FetchTopic(
-                        topic=TOPIC,
-                        partitions=[
-                            FetchPartition(partition=partition, fetch_offset=0, partition_max_bytes=1 << 20)
-                        ],
-                    )
-                ],
-            )
-        )
-    [part] = response.responses[0].partitions
+        part = await fetch_from_start(conn, TOPIC, partition, READ_COMMITTED)
     return part.last_stable_offset, part.high_watermark
 
 

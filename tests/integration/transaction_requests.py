@@ -1,16 +1,18 @@
 """Raw transaction requests for the integration tests that drive a transaction coordinator by hand:
 InitProducerId, AddPartitionsToTxn (v3, as a client sends it) and EndTxn, each sent again while the
-answer is retriable (the coordinator loading, a transaction completing), and a Fetch of a partition
-from its start."""
+answer is retriable (the coordinator loading, a transaction completing), a transactional Produce,
+and a Fetch of a partition from its start."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
+from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest
 from kafkette.protocol.apis.transactions import (
     AddPartitionsToTxnRequest,
@@ -18,6 +20,7 @@ from kafkette.protocol.apis.transactions import (
     EndTxnRequest,
 )
 from kafkette.protocol.errors import Errors
+from kafkette.protocol.record_batch import build_kafka_batch
 
 RETRIABLE = {
     Errors.COORDINATOR_NOT_AVAILABLE,
@@ -115,3 +118,41 @@ async def fetch_from_start(conn: BrokerConnection, topic: str, partition: int, i
     )
     [part] = response.responses[0].partitions
     return part
+
+
+async def transactional_produce(
+    conn: BrokerConnection,
+    transactional_id: str,
+    producer: tuple[int, int],
+    topic: str,
+    partition: int,
+    values: Iterable[bytes],
+    sequence: int = 0,
+    timestamp_ms: int | None = None,
+    api_version: int | None = None,
+) -> int:
+    """A transactional batch of ``values`` (acks=all, base ``sequence``, records stamped
+    ``timestamp_ms`` or now) to ``topic``-``partition`` through ``conn`` (its leader), at Produce
+    ``api_version`` (None: the connection's); the partition's error code."""
+    stamp = int(time.time() * 1000) if timestamp_ms is None else timestamp_ms
+    batch = build_kafka_batch(
+        [(None, v, None, stamp) for v in values],
+        producer_id=producer[0],
+        producer_epoch=producer[1],
+        base_sequence=sequence,
+        transactional=True,
+    )
+    response = await conn.send(
+        ProduceRequest(
+            transactional_id=transactional_id,
+            acks=-1,
+            timeout_ms=10000,
+            topic_data=[
+                ProduceTopicData(
+                    name=topic, partition_data=[ProducePartitionData(index=partition, records=batch)]
+                )
+            ],
+        ),
+        api_version=api_version,
+    )
+    return response.responses[0].partition_responses[0].error_code
