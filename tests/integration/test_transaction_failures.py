@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -183,9 +183,21 @@ def _committed(read: dict[int, Stable]) -> dict[int, list[bytes]]:
     return {p: stable.values for p, stable in read.items()}
 
 
+def _read(part: Any) -> Stable:
+    """A READ_COMMITTED Fetch answer's partition as ``Stable``."""
+    values, markers = [], []
+    for pos, header in iter_batches(part.records or b""):
+        if header.attributes & CONTROL_MASK:
+            markers.append(read_end_txn_marker(part.records, pos, header).control_type)
+        else:
+            values.extend(r.value for r in decode_records(part.records, pos, header))
+    return Stable(values, markers, [a.producer_id for a in part.aborted_transactions or []])
+
+
 async def _stable(cluster: LocalCluster, topic: str, partitions: Iterable[int]) -> dict[int, Stable]:
     """``{partition: Stable}`` once each partition's leader has no open transaction (LSO == high
-    watermark), read (READ_COMMITTED, from offset 0) from its current leader."""
+    watermark) and its transaction's marker is below the high watermark, read (READ_COMMITTED, from
+    offset 0) from its current leader."""
     out = {}
     for partition in partitions:
         deadline = time.monotonic() + WAIT_S
@@ -196,22 +208,13 @@ async def _stable(cluster: LocalCluster, topic: str, partitions: Iterable[int]) 
                     part = await fetch_from_start(conn, topic, partition, READ_COMMITTED)
             except (KafkaConnectionError, KafkaTimeoutError):
                 part = None
-            if (
-                part is not None
-                and part.error_code == Errors.NONE
-                and part.last_stable_offset == part.high_watermark
-            ):
+            stable = None if part is None or part.error_code != Errors.NONE else _read(part)
+            # a leader elected after a kill may answer an old high watermark (at 0) for a moment
+            if stable is not None and part.last_stable_offset == part.high_watermark and stable.markers:
                 break
             assert time.monotonic() < deadline, f"{topic}-{partition} never became stable: {part}"
             await asyncio.sleep(0.2)
-        values, markers = [], []
-        for pos, header in iter_batches(part.records or b""):
-            if header.attributes & CONTROL_MASK:
-                markers.append(read_end_txn_marker(part.records, pos, header).control_type)
-            else:
-                values.extend(r.value for r in decode_records(part.records, pos, header))
-        aborted = [a.producer_id for a in part.aborted_transactions or []]
-        out[partition] = Stable(values, markers, aborted)
+        out[partition] = stable
     return out
 
 
