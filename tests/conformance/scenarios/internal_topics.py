@@ -7,9 +7,11 @@ the wire; a client whose id is ``__admin_client`` is let through) and its Delete
 (``deleteRecordsOnLocalLog``), and the creation of ``__cluster_metadata`` (``ControllerApis``:
 INVALID_REQUEST).  It does not refuse DeleteTopics, CreatePartitions nor IncrementalAlterConfigs of an
 internal topic: in KRaft nothing checks for one.  Those run on ``__transaction_state``, created
-here as any topic (neither cluster has a transaction coordinator that would use it), or with
-``validate_only`` on ``__consumer_offsets``, so that the groups of the other scenarios keep their
-offsets topic.
+here as any topic (1 partition, replication factor 1) and deleted at the end of each scenario, so
+that the transaction scenarios later find the topic their first FindCoordinator creates (a
+transaction coordinator places an id over ``transaction.state.log.num.partitions`` partitions), or
+with ``validate_only`` on ``__consumer_offsets``, so that the groups of the other scenarios keep
+their offsets topic.
 
 Requests go raw (Produce v9, DeleteTopics v5, CreatePartitions v3, CreateTopics v7, DeleteRecords
 v2, IncrementalAlterConfigs v1, Metadata v12), one scenario through confluent-kafka's producer.
@@ -58,6 +60,12 @@ def transaction_state(t: Target) -> list[Any]:
         if error not in ("NONE", "TOPIC_ALREADY_EXISTS"):
             raise ScenarioError(f"{t.name}: creating {TRANSACTION_STATE} answered {error}")
     return t.wait_topic(TRANSACTION_STATE)
+
+
+def _delete_client_made_transaction_state(t: Target) -> None:
+    """Delete the ``__transaction_state`` a scenario created as a client and wait until it is gone."""
+    delete(t, TRANSACTION_STATE)
+    t.wait_absent(TRANSACTION_STATE)
 
 
 def produce_answer(
@@ -119,7 +127,9 @@ def _produce_transaction_state(t: Target) -> Any:
     to it is INVALID_TOPIC_EXCEPTION."""
     leader = transaction_state(t)[0].leader_id
     metadata = t.metadata([TRANSACTION_STATE]).topics[0]
-    return {"is_internal": metadata.is_internal, "produce": produce_answer(t, TRANSACTION_STATE, 0, leader)}
+    answer = {"is_internal": metadata.is_internal, "produce": produce_answer(t, TRANSACTION_STATE, 0, leader)}
+    _delete_client_made_transaction_state(t)
+    return answer
 
 
 @scenario("internal/produce/admin-client-id")
@@ -129,8 +139,7 @@ def _produce_admin_client(t: Target) -> Any:
     leader = transaction_state(t)[0].leader_id
     answer = produce_answer(t, TRANSACTION_STATE, 0, leader, client_id=ADMIN_CLIENT_ID)
     answer["base_offset"] = answer["base_offset"] >= 0
-    delete(t, TRANSACTION_STATE)
-    t.wait_absent(TRANSACTION_STATE)
+    _delete_client_made_transaction_state(t)
     return answer
 
 
@@ -169,6 +178,7 @@ def _grow_transaction_state(t: Target) -> Any:
     count = len(transaction_state(t))
     error = create_partitions(t, TRANSACTION_STATE, count + 1)
     view = t.wait_topic(TRANSACTION_STATE, count + 1) if error == "NONE" else t.partitions(TRANSACTION_STATE)
+    _delete_client_made_transaction_state(t)
     return {"error": error, "grew_by": len(view) - count}
 
 
@@ -242,7 +252,9 @@ def _alter_offsets(t: Target) -> Any:
 def _alter_transaction_state(t: Target) -> Any:
     """IncrementalAlterConfigs of an internal topic (``__transaction_state``): applied, as any topic."""
     transaction_state(t)
-    return alter(t, TOPIC, TRANSACTION_STATE, [("retention.ms", SET, "86400000")])
+    answer = alter(t, TOPIC, TRANSACTION_STATE, [("retention.ms", SET, "86400000")])
+    _delete_client_made_transaction_state(t)
+    return answer
 
 
 @scenario("internal/metadata/unknown-internal-topics")
