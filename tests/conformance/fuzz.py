@@ -80,7 +80,11 @@ GROUP_APIS = frozenset(
         "TxnOffsetCommit",
     }
 )
-TRANSACTION_APIS = frozenset({"InitProducerId", "AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn"})
+TRANSACTION_APIS = frozenset(
+    {"InitProducerId", "AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn", "DescribeTransactions"}
+)
+"""Sent to the fuzz transactional id's coordinator (another node answers NOT_COORDINATOR, and which
+node coordinates is each cluster's placement)."""
 LOADING = frozenset({14, 15, 16})
 """COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR."""
 TOPIC_LEADER = 1
