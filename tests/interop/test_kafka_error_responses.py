@@ -76,12 +76,22 @@ from kafkette.protocol.apis.offsets_for_leader_epoch import (
     OffsetsForLeaderEpochRequest,
 )
 from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
+from kafkette.protocol.apis.transactions import (
+    TxnOffsetCommitRequest,
+    TxnOffsetCommitRequestPartition,
+    TxnOffsetCommitRequestTopic,
+)
 from kafkette.protocol.apis.user_scram_credentials import (
     AlterUserScramCredentialsRequest,
     DescribeUserScramCredentialsRequest,
     ScramCredentialDeletion,
     ScramCredentialUpsertion,
     ScramUserName,
+)
+from kafkette.protocol.apis.write_txn_markers import (
+    WritableTxnMarker,
+    WritableTxnMarkerTopic,
+    WriteTxnMarkersRequest,
 )
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.kafka_codec import KafkaReply
@@ -433,6 +443,55 @@ def _alter_user_scram_credentials() -> list[Any]:
     ]
 
 
+def _write_txn_markers() -> list[Any]:
+    """One marker, one partition per request: Kafka's getErrorResponse regroups markers and topics
+    through hash maps (their order is not the request's), so larger requests compare only as sets."""
+    return [
+        WriteTxnMarkersRequest(
+            markers=[
+                WritableTxnMarker(
+                    producer_id=7,
+                    producer_epoch=1,
+                    transaction_result=True,
+                    topics=[WritableTxnMarkerTopic(name="orders", partition_indexes=[1])],
+                    coordinator_epoch=3,
+                )
+            ]
+        ),
+        WriteTxnMarkersRequest(
+            markers=[
+                WritableTxnMarker(
+                    producer_id=8, producer_epoch=0, transaction_result=False, topics=[], coordinator_epoch=0
+                )
+            ]
+        ),
+    ]
+
+
+def _txn_offset_commit() -> list[Any]:
+    return [
+        TxnOffsetCommitRequest(
+            transactional_id="txn",
+            group_id="g",
+            producer_id=7,
+            producer_epoch=1,
+            member_id="",
+            topics=[
+                TxnOffsetCommitRequestTopic(
+                    name="orders",
+                    partitions=[
+                        TxnOffsetCommitRequestPartition(
+                            partition_index=p, committed_offset=5, committed_metadata=None
+                        )
+                        for p in (1, 0)
+                    ],
+                ),
+                TxnOffsetCommitRequestTopic(name="audit", partitions=[]),
+            ],
+        )
+    ]
+
+
 REQUESTS: dict[int, Callable[[], list[Any]]] = {
     ApiKey.PRODUCE: _produce,
     ApiKey.FETCH: _fetch,
@@ -460,13 +519,14 @@ REQUESTS: dict[int, Callable[[], list[Any]]] = {
     ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: _describe_user_scram_credentials,
     ApiKey.ALTER_CLIENT_QUOTAS: _alter_client_quotas,
     ApiKey.ALTER_USER_SCRAM_CREDENTIALS: _alter_user_scram_credentials,
+    ApiKey.WRITE_TXN_MARKERS: _write_txn_markers,
+    ApiKey.TXN_OFFSET_COMMIT: _txn_offset_commit,
 }
 """Per API, the requests to fail (each encoded at every version the listener offers)."""
 
 
 KAFKA_LISTENER_ERROR_RESPONSES = {key for key in ERROR_RESPONSES if key in KAFKA_APIS}
-"""The APIs whose whole-request error answers are checked: those the Kafka listener offers (WriteTxnMarkers
-and TxnOffsetCommit are answered on the msgpack listener only so far)."""
+"""The APIs whose whole-request error answers are checked: those the Kafka listener offers."""
 
 
 def _cases() -> list[tuple[str, int, int, int, bytes, bytes]]:
