@@ -10,7 +10,6 @@ TransactionMarkerChannelManager)."""
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -18,7 +17,6 @@ from kafkette.client import AdminClient, LocalCluster, NewTopic
 from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.apis.find_coordinator import COORDINATOR_TYPE_TRANSACTION, FindCoordinatorRequest
 from kafkette.protocol.apis.offsets import OffsetFetchRequest, OffsetFetchRequestTopic
-from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from kafkette.protocol.apis.transactions import (
     AddOffsetsToTxnRequest,
     DescribeTransactionsRequest,
@@ -28,13 +26,14 @@ from kafkette.protocol.apis.transactions import (
     TxnOffsetCommitRequestTopic,
 )
 from kafkette.protocol.errors import Errors
-from kafkette.protocol.record_batch import CONTROL_MASK, build_kafka_batch, decode_records, iter_batches
+from kafkette.protocol.record_batch import CONTROL_MASK, decode_records, iter_batches
 from tests.integration.transaction_requests import (
     RETRIABLE,
     add_partitions,
     end_txn,
     fetch_from_start,
     init_producer_id,
+    transactional_produce,
     until,
 )
 
@@ -72,26 +71,9 @@ async def _add_partitions(conn, producer, partitions) -> dict[int, int]:
 
 
 async def _produce(conn, producer, partition: int, sequence: int, *values: bytes) -> None:
-    batch = build_kafka_batch(
-        [(None, v, None, int(time.time() * 1000)) for v in values],  # now: no time-based segment roll
-        producer_id=producer[0],
-        producer_epoch=producer[1],
-        base_sequence=sequence,
-        transactional=True,
-    )
-    response = await conn.send(
-        ProduceRequest(
-            transactional_id=TXN_ID,
-            acks=-1,
-            timeout_ms=10000,
-            topic_data=[
-                ProduceTopicData(
-                    name=TOPIC, partition_data=[ProducePartitionData(index=partition, records=batch)]
-                )
-            ],
-        )
-    )
-    assert response.responses[0].partition_responses[0].error_code == Errors.NONE
+    """Records stamped now (no time-based segment roll), at the connection's Produce version."""
+    code = await transactional_produce(conn, TXN_ID, producer, TOPIC, partition, values, sequence)
+    assert code == Errors.NONE, Errors(code).name
 
 
 async def _end(conn, producer, commit: bool) -> int:
